@@ -1,0 +1,70 @@
+// Clocks are parameters: every generator reads time through a Clock, so tests, demos and
+// fault injection use a ManualClock while production uses SystemClock. Nothing in idforge
+// reads the system clock behind the caller's back.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace idforge {
+
+/// A source of Unix time in nanoseconds that can also wait until a given time.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  /// Unix time in nanoseconds.
+  virtual std::int64_t now_ns() noexcept = 0;
+  /// Returns once now_ns() >= unix_ns (or immediately if it already is).
+  virtual void wait_until_ns(std::int64_t unix_ns) noexcept = 0;
+};
+
+/// How SystemClock waits: spinning hits the next tick within a few hundred ns but burns
+/// a core; sleeping frees the core but the kernel wakes us 50-100 us late.
+enum class WaitMode {
+  spin,    ///< read the clock in a loop (with a pause instruction)
+  sleep,   ///< clock_nanosleep to the target
+  hybrid,  ///< sleep until 100 us before the target, then spin (default)
+};
+
+/// CLOCK_REALTIME through the vDSO. Stateless apart from its wait mode; share one freely.
+class SystemClock final : public Clock {
+ public:
+  explicit SystemClock(WaitMode mode = WaitMode::hybrid) noexcept : mode_(mode) {}
+  std::int64_t now_ns() noexcept override;
+  void wait_until_ns(std::int64_t unix_ns) noexcept override;
+  WaitMode mode() const noexcept { return mode_; }
+  /// A process-wide instance in hybrid mode.
+  static SystemClock& instance() noexcept;
+
+ private:
+  WaitMode mode_;
+};
+
+/// A clock that only moves when told to. Waiting on it jumps it forward to the target and
+/// adds the jump to waited_ns(), so a test sees "waited 1 ms" without sleeping.
+/// Thread-safe: readers and writers may race; time never moves backwards unless set().
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(std::int64_t start_unix_ns = 0) noexcept : now_(start_unix_ns) {}
+  std::int64_t now_ns() noexcept override { return now_.load(std::memory_order_acquire); }
+  void wait_until_ns(std::int64_t unix_ns) noexcept override;
+
+  /// Sets the time; may move it backwards (that is the point: fault injection).
+  void set_ns(std::int64_t unix_ns) noexcept { now_.store(unix_ns, std::memory_order_release); }
+  /// Sets the time in Unix milliseconds.
+  void set_ms(std::int64_t unix_ms) noexcept { set_ns(unix_ms * 1'000'000); }
+  /// Moves the time by delta (negative steps it back).
+  void advance_ns(std::int64_t delta_ns) noexcept { now_.fetch_add(delta_ns, std::memory_order_acq_rel); }
+  /// Moves the time by delta milliseconds.
+  void advance_ms(std::int64_t delta_ms) noexcept { advance_ns(delta_ms * 1'000'000); }
+  /// Total time that waits on this clock skipped forward.
+  std::int64_t waited_ns() const noexcept { return waited_.load(std::memory_order_relaxed); }
+  /// Forgets the waited total.
+  void reset_waited() noexcept { waited_.store(0, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::int64_t> now_;
+  std::atomic<std::int64_t> waited_{0};
+};
+
+}  // namespace idforge

@@ -1,0 +1,79 @@
+// Errors: one error category for the whole library, plus typed exceptions that carry
+// the offending values so callers can react without parsing messages.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace idforge {
+
+/// What went wrong, independent of the message text. Stable: tests compare by identity.
+enum class errc {
+  invalid_layout = 1,     ///< layout fields do not add up, or a field is out of range
+  epoch_in_future,        ///< a layout's epoch lies after the clock's now
+  node_out_of_range,      ///< node, datacenter or worker does not fit its bits
+  clock_moved_backwards,  ///< clock is behind the last issued tick by more than the wait bound
+  clock_before_epoch,     ///< clock reads earlier than the layout's epoch
+  time_exhausted,         ///< the timestamp field has no more ticks left
+  forked,                 ///< generator used in a child process before it got its own node ID
+  fenced,                 ///< generator is past its fence (lease deadline) and must not issue
+  parse_error,            ///< text is not a valid ID / number / spec
+  counter_exhausted,      ///< a random/counter field ran out inside one tick (e.g. ULID)
+  lease_error,            ///< a node-ID lease could not be acquired, renewed or kept
+  store_unreachable,      ///< a coordinator or database did not answer
+  invalid_argument,       ///< any other argument that breaks a stated rule
+};
+
+/// The std::error_category of idforge::errc.
+const std::error_category& error_category() noexcept;
+
+/// Makes a std::error_code from an idforge::errc.
+inline std::error_code make_error_code(errc e) noexcept {
+  return {static_cast<int>(e), error_category()};
+}
+
+/// Base of every exception idforge throws. code() tells what, what() says it in words.
+class Error : public std::runtime_error {
+ public:
+  Error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+/// The clock reads earlier than the last issued tick, beyond what the policy waits for.
+class ClockBackwardsError : public Error {
+ public:
+  ClockBackwardsError(const std::string& message, std::int64_t behind_ms)
+      : Error(errc::clock_moved_backwards, message), behind_ms_(behind_ms) {}
+  /// How far the clock is behind the last issued time, in milliseconds.
+  std::int64_t behind_ms() const noexcept { return behind_ms_; }
+
+ private:
+  std::int64_t behind_ms_;
+};
+
+/// Text that does not parse. Carries the input, the 0-based position and the rule broken.
+class ParseError : public Error {
+ public:
+  ParseError(std::string_view what_kind, std::string_view input, std::size_t position,
+             std::string_view reason);
+  const std::string& input() const noexcept { return input_; }
+  std::size_t position() const noexcept { return position_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string input_;
+  std::size_t position_;
+  std::string reason_;
+};
+
+}  // namespace idforge
+
+template <>
+struct std::is_error_code_enum<idforge::errc> : std::true_type {};

@@ -1,0 +1,48 @@
+// inspect: tell what an ID string is and decode what it carries (time, node, sequence,
+// version...). Detection goes by shape; a caller that knows better passes the kind.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "idforge/int_codec.hpp"
+#include "idforge/snowflake_layout.hpp"
+
+namespace idforge {
+
+/// One decoded field. numeric is set when the field is a number (JSON prints it as one).
+struct InspectField {
+  std::string name;
+  std::string text;
+  std::optional<std::uint64_t> numeric;
+};
+
+/// What inspect() found.
+struct Inspection {
+  std::string kind;                   ///< "snowflake", "uuid", "ulid", ...
+  std::string input;                  ///< the text as given
+  std::string canonical;              ///< the ID in its canonical text form
+  std::optional<std::int64_t> unix_ms;///< embedded creation time, if the kind has one
+  std::vector<InspectField> fields;   ///< decoded fields, most significant first
+  /// The field named name, or nullptr.
+  const InspectField* field(std::string_view name) const noexcept;
+};
+
+/// How to read a Snowflake: under which layout, in which encoding (auto-detected if unset:
+/// all digits = decimal, 0x prefix = hex).
+struct InspectOptions {
+  Layout layout = presets::twitter();
+  std::optional<IntEncoding> encoding;
+};
+
+/// Decodes a Snowflake ID under options.layout. Throws ParseError / Error naming the rule.
+Inspection inspect_snowflake(std::string_view text, const InspectOptions& options = {});
+
+/// Detects the kind of text by its shape and decodes it. Throws ParseError listing the
+/// shapes it knows when none matches.
+Inspection inspect(std::string_view text, const InspectOptions& options = {});
+
+}  // namespace idforge

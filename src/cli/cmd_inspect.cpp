@@ -1,0 +1,78 @@
+// `idforge inspect ID...`: what each ID is and what it carries.
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "idforge/error.hpp"
+#include "idforge/inspect.hpp"
+
+namespace idforge::cli {
+namespace {
+
+struct InspectArgs {
+  std::vector<std::string> ids;
+  std::string layout = "twitter";
+  std::optional<std::string> encoding;
+  bool json = false;
+};
+
+std::string to_json(const Inspection& in) {
+  nlohmann::ordered_json j;
+  j["input"] = in.input;
+  j["kind"] = in.kind;
+  j["canonical"] = in.canonical;
+  if (in.unix_ms) j["unix_ms"] = *in.unix_ms;
+  for (const auto& f : in.fields) {
+    if (f.name == "unix_ms") continue;
+    if (f.numeric) j[f.name] = *f.numeric;
+    else j[f.name] = f.text;
+  }
+  return j.dump();
+}
+
+void print_text(const Inspection& in) {
+  fmt::print("{}\n  {:<11}{}\n", in.input, "kind", in.kind);
+  for (const auto& f : in.fields) fmt::print("  {:<11}{}\n", f.name, f.text);
+}
+
+void run_inspect(const InspectArgs& a) {
+  InspectOptions opt;
+  opt.layout = layout_from_option(a.layout);
+  if (a.encoding) opt.encoding = parse_int_encoding(*a.encoding);
+  int failures = 0;
+  std::string last_error;
+  for (const auto& id : a.ids) {
+    try {
+      const Inspection in = inspect(id, opt);
+      if (a.json) fmt::print("{}\n", to_json(in));
+      else print_text(in);
+    } catch (const Error& e) {
+      ++failures;
+      last_error = e.what();
+      if (a.ids.size() > 1) {
+        std::fflush(stdout);
+        fmt::print(stderr, "idforge: {}\n", e.what());
+      }
+    }
+  }
+  if (failures == 1 && a.ids.size() == 1) throw CommandFailure{last_error};
+  if (failures > 0) throw CommandFailure{std::to_string(failures) + " of " + std::to_string(a.ids.size()) + " IDs did not decode"};
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Decode IDs: kind, time, node, sequence, version");
+  cmd->add_option("ids", args->ids, "IDs to decode")->required();
+  cmd->add_option("--layout", args->layout, "Snowflake layout: preset or spec")->capture_default_str();
+  cmd->add_option("--encoding", args->encoding, "Snowflake text encoding: dec, hex, base32, base62");
+  cmd->add_flag("--json", args->json, "One JSON object per ID");
+  cmd->callback([args] { run_inspect(*args); });
+}
+
+}  // namespace idforge::cli

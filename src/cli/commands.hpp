@@ -1,0 +1,18 @@
+// The idforge command-line tool: each command lives in its own file and registers itself
+// on the app here. Commands parse and print; the work happens in the libraries.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace idforge::cli {
+
+/// `idforge gen`: the parent of `gen snowflake`, `gen uuid7`, ...
+CLI::App* add_gen_command(CLI::App& app);
+/// `idforge gen snowflake`
+void add_gen_snowflake(CLI::App& gen);
+/// `idforge inspect ID...`
+void add_inspect_command(CLI::App& app);
+/// `idforge layout PRESET|SPEC`
+void add_layout_command(CLI::App& app);
+
+}  // namespace idforge::cli

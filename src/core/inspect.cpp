@@ -1,0 +1,65 @@
+#include "idforge/inspect.hpp"
+
+#include <algorithm>
+
+#include "idforge/error.hpp"
+#include "idforge/snowflake.hpp"
+#include "idforge/time_format.hpp"
+
+namespace idforge {
+namespace {
+
+InspectField number_field(std::string name, std::uint64_t v) {
+  return {std::move(name), std::to_string(v), v};
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+const InspectField* Inspection::field(std::string_view name) const noexcept {
+  for (const auto& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+Inspection inspect_snowflake(std::string_view text, const InspectOptions& options) {
+  IntEncoding enc = IntEncoding::decimal;
+  if (options.encoding) enc = *options.encoding;
+  else if (text.starts_with("0x") || text.starts_with("0X")) enc = IntEncoding::hex;
+  const std::uint64_t v = decode_u64(text, enc);
+  const Layout& layout = options.layout;
+  const SnowflakeParts p = decompose(layout, Snowflake(v));
+  Inspection out;
+  out.kind = "snowflake";
+  out.input = std::string(text);
+  out.canonical = std::to_string(v);
+  out.unix_ms = p.unix_ms;
+  out.fields.push_back({"layout", layout.name(), std::nullopt});
+  out.fields.push_back({"time", format_iso8601_ms(p.unix_ms), std::nullopt});
+  out.fields.push_back(number_field("unix_ms", static_cast<std::uint64_t>(p.unix_ms)));
+  out.fields.push_back(number_field("tick", p.tick));
+  if (layout.datacenter_bits() > 0) {
+    out.fields.push_back(number_field("datacenter", p.datacenter));
+    out.fields.push_back(number_field("worker", p.worker));
+  }
+  out.fields.push_back(number_field("node", p.node));
+  out.fields.push_back(number_field("sequence", p.sequence));
+  out.fields.push_back({"hex", encode_u64(v, IntEncoding::hex), std::nullopt});
+  out.fields.push_back({"base32", encode_u64(v, IntEncoding::base32), std::nullopt});
+  out.fields.push_back({"base62", encode_u64(v, IntEncoding::base62), std::nullopt});
+  out.fields.push_back({"js_safe", v <= (std::uint64_t{1} << 53) ? "true" : "false", std::nullopt});
+  return out;
+}
+
+Inspection inspect(std::string_view text, const InspectOptions& options) {
+  if (options.encoding || all_digits(text) || text.starts_with("0x") || text.starts_with("0X"))
+    return inspect_snowflake(text, options);
+  throw ParseError("ID", text, 0,
+                   "unrecognised shape: expected a Snowflake (decimal digits, or 0x and hex; "
+                   "other encodings with --encoding)");
+}
+
+}  // namespace idforge

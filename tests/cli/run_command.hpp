@@ -1,0 +1,20 @@
+// Runs the idforge binary with arguments and captures stdout, stderr and the exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace idforge::test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  /// stdout split into lines (without the newlines).
+  std::vector<std::string> lines() const;
+};
+
+/// Runs IDFORGE_BINARY with args (no shell), waits for it and returns what it printed.
+CommandResult run_idforge(const std::vector<std::string>& args);
+
+}  // namespace idforge::test

@@ -1,0 +1,346 @@
+#include "idforge/snowflake_generator.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "idforge/error.hpp"
+
+namespace idforge {
+namespace {
+
+using Step = SnowflakeGenerator::Step;
+constexpr std::int64_t kMs = 1'000'000;
+const Layout kTwitter = presets::twitter();
+// A whole millisecond, well after Twitter's epoch.
+constexpr std::int64_t kStartMs = 1'700'000'000'000;
+
+// Counts clock reads, to check that a batch reads the clock once per tick.
+class CountingClock final : public Clock {
+ public:
+  explicit CountingClock(ManualClock& inner) : inner_(inner) {}
+  std::int64_t now_ns() noexcept override { return ++reads, inner_.now_ns(); }
+  void wait_until_ns(std::int64_t t) noexcept override { inner_.wait_until_ns(t); }
+  int reads = 0;
+
+ private:
+  ManualClock& inner_;
+};
+
+SnowflakeParts parts(Snowflake id) { return decompose(kTwitter, id); }
+
+// --- the pure transition -------------------------------------------------------------
+
+constexpr SnowflakeGenerator::Limits kLim{12, (1ull << 41) - 1, 0, 5};
+
+TEST(SnowflakeAdvance, NewTickStartsAtSequenceZero) {
+  const Step s = SnowflakeGenerator::advance((100ull << 12) | 7, 101, kLim);
+  EXPECT_EQ(s.kind, Step::Kind::issue);
+  EXPECT_EQ(s.stamp, 101ull << 12);
+}
+
+TEST(SnowflakeAdvance, SameTickIncrementsSequence) {
+  const Step s = SnowflakeGenerator::advance((100ull << 12) | 7, 100, kLim);
+  EXPECT_EQ(s.kind, Step::Kind::issue);
+  EXPECT_EQ(s.stamp, (100ull << 12) | 8);
+}
+
+TEST(SnowflakeAdvance, FullSequenceWaitsForNextTick) {
+  const Step s = SnowflakeGenerator::advance((100ull << 12) | 4095, 100, kLim);
+  EXPECT_EQ(s.kind, Step::Kind::wait);
+  EXPECT_EQ(s.until_tick, 101);
+  EXPECT_EQ(s.behind, 0);
+}
+
+TEST(SnowflakeAdvance, SmallStepBackWaitsLargeStepBackRefuses) {
+  const Step w = SnowflakeGenerator::advance((100ull << 12) | 3, 95, kLim);
+  EXPECT_EQ(w.kind, Step::Kind::wait);
+  EXPECT_EQ(w.until_tick, 100);  // the sequence is not full: tick 100 again, sequence 4
+  EXPECT_EQ(w.behind, 5);
+  const Step r = SnowflakeGenerator::advance((100ull << 12) | 3, 94, kLim);
+  EXPECT_EQ(r.kind, Step::Kind::refuse_backwards);
+  EXPECT_EQ(r.behind, 6);
+}
+
+TEST(SnowflakeAdvance, BorrowingIssuesAheadInsteadOfWaiting) {
+  SnowflakeGenerator::Limits lim = kLim;
+  lim.borrow_ticks = 2;
+  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).stamp, 101ull << 12);
+  EXPECT_EQ(SnowflakeGenerator::advance((102ull << 12) | 4095, 100, lim).kind, Step::Kind::wait);
+}
+
+TEST(SnowflakeAdvance, LastTickOfTheTimeFieldIsTheEnd) {
+  SnowflakeGenerator::Limits lim = kLim;
+  lim.max_tick = 100;
+  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind, Step::Kind::time_exhausted);
+  EXPECT_EQ(SnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
+}
+
+// --- the generator with a manual clock ----------------------------------------------
+
+TEST(SnowflakeGenerator, FirstIdCarriesClockNodeAndSequenceZero) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 37, clock);
+  const SnowflakeParts p = parts(gen.next());
+  EXPECT_EQ(p.unix_ms, kStartMs);
+  EXPECT_EQ(p.node, 37u);
+  EXPECT_EQ(p.sequence, 0u);
+  EXPECT_EQ(gen.last_unix_ms(), kStartMs);
+}
+
+TEST(SnowflakeGenerator, The4097thIdInOneMillisecondWaitsForTheNext) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock);
+  Snowflake prev{};
+  for (int i = 0; i < 4096; ++i) {
+    const Snowflake id = gen.next();
+    EXPECT_GT(id, prev);
+    prev = id;
+    EXPECT_EQ(parts(id).sequence, static_cast<std::uint64_t>(i));
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  const Snowflake last = gen.next();
+  EXPECT_EQ(clock.waited_ns(), 1 * kMs);
+  EXPECT_EQ(parts(last).unix_ms, kStartMs + 1);
+  EXPECT_EQ(parts(last).sequence, 0u);
+  EXPECT_EQ(gen.stats().exhausted_waits, 1u);
+}
+
+TEST(SnowflakeGenerator, ClockBackThreeMsWaitsAndKeepsTheSequence) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock);  // default wait bound: 5 ms
+  gen.next();
+  const Snowflake before = gen.next();
+  clock.advance_ms(-3);
+  const Snowflake after = gen.next();
+  EXPECT_EQ(clock.waited_ns(), 3 * kMs);
+  EXPECT_GT(after, before);
+  EXPECT_EQ(parts(after).unix_ms, kStartMs);
+  EXPECT_EQ(parts(after).sequence, 2u);  // not reset to 0 on the repeated millisecond
+  EXPECT_EQ(gen.stats().backward_waits, 1u);
+}
+
+TEST(SnowflakeGenerator, ClockBackTenSecondsRefusesWithTypedErrorAndIssuesNothing) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock);
+  const Snowflake before = gen.next();
+  clock.advance_ms(-10'000);
+  try {
+    gen.next();
+    FAIL() << "issued an ID with the clock 10 s behind";
+  } catch (const ClockBackwardsError& e) {
+    EXPECT_EQ(e.code(), errc::clock_moved_backwards);
+    EXPECT_EQ(e.behind_ms(), 10'000);
+    EXPECT_NE(std::string(e.what()).find("10000 ms behind"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  EXPECT_EQ(gen.last_unix_ms(), kStartMs);
+  EXPECT_EQ(gen.stats().backward_refusals, 1u);
+  clock.advance_ms(10'000);
+  EXPECT_GT(gen.next(), before);
+}
+
+TEST(SnowflakeGenerator, RefusePolicyRefusesEvenOneMillisecondBack) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  gen.next();
+  clock.advance_ms(-1);
+  EXPECT_THROW(gen.next(), ClockBackwardsError);
+}
+
+TEST(SnowflakeGenerator, BorrowingRunsAheadWithinItsBoundAndReportsIt) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_borrow_ms = 2});
+  std::vector<Snowflake> ids(3 * 4096);
+  gen.next_batch(ids);
+  EXPECT_EQ(clock.waited_ns(), 0);
+  EXPECT_EQ(parts(ids.back()).unix_ms, kStartMs + 2);
+  EXPECT_EQ(gen.ahead_ms(), 2);
+  EXPECT_EQ(gen.stats().max_ahead_ms, 2);
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  gen.next();  // beyond the bound: waits for the clock
+  EXPECT_EQ(clock.waited_ns(), 1 * kMs);
+}
+
+TEST(SnowflakeGenerator, BatchReadsTheClockOncePerTick) {
+  ManualClock manual(kStartMs * kMs);
+  CountingClock clock(manual);
+  SnowflakeGenerator gen(kTwitter, 3, clock);
+  const int reads_at_start = clock.reads;
+  std::vector<Snowflake> ids(10'000);
+  gen.next_batch(ids);
+  // 10,000 IDs need ticks T, T+1, T+2: one read each.
+  EXPECT_EQ(clock.reads - reads_at_start, 3);
+  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]);
+  EXPECT_EQ(parts(ids.back()).unix_ms, kStartMs + 2);
+  EXPECT_EQ(parts(ids.back()).sequence, 10'000u - 2 * 4096 - 1);
+}
+
+TEST(SnowflakeGenerator, BatchStopsAtARefusalAndReportsWhatItWrote) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 3, clock, {.max_backward_wait_ms = 0});
+  gen.next();
+  clock.advance_ms(-1);
+  std::vector<Snowflake> ids(5);
+  std::error_code ec;
+  EXPECT_EQ(gen.next_batch(ids, ec), 0u);
+  EXPECT_EQ(ec, errc::clock_moved_backwards);
+  EXPECT_THROW(gen.next_batch(ids), ClockBackwardsError);
+}
+
+TEST(SnowflakeGenerator, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});
+  const SnowflakeParts p = parts(gen.next());
+  EXPECT_EQ(p.unix_ms, kStartMs + 5);  // strictly after the mark's millisecond
+  EXPECT_EQ(clock.waited_ns(), 5 * kMs);
+}
+
+TEST(SnowflakeGenerator, HighWaterMarkFarAheadOfTheClockRefuses) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 10'000});
+  EXPECT_THROW(gen.next(), ClockBackwardsError);
+}
+
+TEST(SnowflakeGenerator, FenceStopsIssuingAtTheDeadline) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock);
+  gen.set_fence_unix_ms(kStartMs + 1);
+  gen.next();
+  clock.advance_ms(1);
+  try {
+    gen.next();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::fenced);
+  }
+  gen.set_fence_unix_ms(kStartMs + 1000);
+  EXPECT_NO_THROW(gen.next());
+}
+
+TEST(SnowflakeGenerator, EpochAfterTheClockIsRefusedAtConstruction) {
+  ManualClock clock(kTwitter.epoch_ms() * kMs - 1);
+  try {
+    SnowflakeGenerator gen(kTwitter, 1, clock);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::epoch_in_future);
+  }
+}
+
+TEST(SnowflakeGenerator, ClockBeforeEpochLaterIsRefused) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  clock.set_ms(kTwitter.epoch_ms() - 1);
+  try {
+    gen.next();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::clock_before_epoch);
+  }
+}
+
+TEST(SnowflakeGenerator, NodeOutOfRangeIsRefusedAtConstruction) {
+  ManualClock clock(kStartMs * kMs);
+  EXPECT_THROW(SnowflakeGenerator(kTwitter, 1024, clock), Error);
+}
+
+TEST(SnowflakeGenerator, TimeFieldRunsOutWithATypedError) {
+  const Layout tiny = Layout::make({"tiny", 20, 0, 31, 12, 1, 0, FieldOrder::time_node_sequence, true}, kStartMs);
+  ManualClock clock(((1 << 20) - 1) * kMs);
+  SnowflakeGenerator gen(tiny, 0, clock);
+  std::vector<Snowflake> ids(4096);
+  gen.next_batch(ids);
+  try {
+    gen.next();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::time_exhausted);
+  }
+}
+
+TEST(SnowflakeGenerator, SonyflakeTicksAreTenMilliseconds) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(presets::sonyflake(), 65535, clock);
+  std::vector<Snowflake> ids(257);
+  gen.next_batch(ids);
+  EXPECT_EQ(clock.waited_ns(), 10 * kMs);
+  const SnowflakeParts p = decompose(presets::sonyflake(), ids.back());
+  EXPECT_EQ(p.node, 65535u);
+  EXPECT_EQ(p.sequence, 0u);
+  EXPECT_EQ(p.unix_ms, kStartMs + 10);
+}
+
+TEST(SnowflakeGenerator, ChildProcessRefusesUntilRebound) {
+  ManualClock clock(kStartMs * kMs);
+  SnowflakeGenerator gen(kTwitter, 1, clock);
+  gen.next();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    try {
+      gen.next();
+      code = 1;  // must not issue with the parent's node ID
+    } catch (const Error& e) {
+      if (e.code() != errc::forked) code = 2;
+    }
+    gen.rebind(2);
+    try {
+      if (decompose(kTwitter, gen.next()).node != 2) code = 3;
+    } catch (...) {
+      code = 4;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NO_THROW(gen.next());  // the parent is unaffected
+}
+
+// --- threads on the system clock -----------------------------------------------------
+
+TEST(SnowflakeGenerator, FourThreadsTimesOneMillionAreUniqueAndIncreasingPerThread) {
+  SnowflakeGenerator gen(kTwitter, 5);
+  constexpr int kThreads = 4, kPerThread = 1'000'000;
+  std::vector<std::vector<Snowflake>> got(kThreads, std::vector<Snowflake>(kPerThread));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (auto& id : got[t]) id = gen.next();
+    });
+  for (auto& th : threads) th.join();
+  std::vector<Snowflake> all;
+  all.reserve(kThreads * kPerThread);
+  for (const auto& v : got) {
+    for (std::size_t i = 1; i < v.size(); ++i) ASSERT_LT(v[i - 1], v[i]) << "not increasing at " << i;
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate ID";
+}
+
+TEST(SnowflakeGenerator, BatchesAndSinglesFromTwoThreadsNeverCollide) {
+  SnowflakeGenerator gen(kTwitter, 6);
+  std::vector<Snowflake> a(300'000), b(300'000);
+  std::thread t1([&] {
+    for (std::size_t i = 0; i < a.size(); i += 1000) gen.next_batch(std::span(a).subspan(i, 1000));
+  });
+  std::thread t2([&] {
+    for (auto& id : b) id = gen.next();
+  });
+  t1.join();
+  t2.join();
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  EXPECT_EQ(std::adjacent_find(a.begin(), a.end()), a.end());
+}
+
+}  // namespace
+}  // namespace idforge
