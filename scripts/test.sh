@@ -6,8 +6,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
 bash scripts/build.sh
-if [ -x scripts/services.sh ]; then
-  trap 'bash scripts/services.sh stop' EXIT
-  bash scripts/services.sh start
-fi
+trap 'bash scripts/services.sh stop' EXIT
+bash scripts/services.sh start
+set -a
+# shellcheck disable=SC1091
+. .data/services.env
+set +a
+# Tests that need a server fail (rather than skip) when its variables are missing.
+export IDFORGE_REQUIRE_SERVICES=1
 ctest --test-dir build --output-on-failure -j "${IDFORGE_TEST_JOBS:-2}" --timeout 600
