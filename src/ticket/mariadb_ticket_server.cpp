@@ -26,6 +26,7 @@ namespace {
 std::string table_of(std::string_view name) { return "idforge_tickets_" + std::string(check_sequence_name(name)); }
 
 bool connection_lost(unsigned err) {
+  // Refused or lost connections, and sessions killed by a resize on purpose.
   return err == CR_SERVER_GONE_ERROR || err == CR_SERVER_LOST || err == CR_CONNECTION_ERROR ||
          err == CR_CONN_HOST_ERROR || err == ER_CONNECTION_KILLED || err == ER_QUERY_INTERRUPTED ||
          err == CR_SERVER_LOST_EXTENDED;
@@ -80,9 +81,7 @@ MariaDbUrl parse_mariadb_url(std::string_view url) {
   return u;
 }
 
-MariaDbTicketServer::MariaDbTicketServer(std::string url) : url_(std::move(url)), parts_(parse_mariadb_url(url_)) {
-  connect();
-}
+MariaDbTicketServer::MariaDbTicketServer(std::string url) : url_(std::move(url)), parts_(parse_mariadb_url(url_)) {}
 
 MariaDbTicketServer::~MariaDbTicketServer() {
   if (locked_) abort();
@@ -115,9 +114,9 @@ void MariaDbTicketServer::connect() {
   query(
       "CREATE TABLE IF NOT EXISTS idforge_ticket_sets ("
       " name VARCHAR(64) NOT NULL PRIMARY KEY,"
-      " increment BIGINT NOT NULL,"
-      " offset BIGINT NOT NULL,"
-      " first BIGINT NOT NULL) ENGINE=InnoDB");
+      " step BIGINT NOT NULL,"
+      " residue BIGINT NOT NULL,"
+      " first_value BIGINT NOT NULL) ENGINE=InnoDB");
 }
 
 void MariaDbTicketServer::fail(const std::string& doing) {
@@ -151,7 +150,7 @@ std::optional<std::string> MariaDbTicketServer::scalar(const std::string& sql) {
 }
 
 std::pair<std::int64_t, std::int64_t> MariaDbTicketServer::config_of(std::string_view name) {
-  const std::string sql = "SELECT CONCAT(increment, ' ', offset) FROM idforge_ticket_sets WHERE name = '" +
+  const std::string sql = "SELECT CONCAT(step, ' ', residue) FROM idforge_ticket_sets WHERE name = '" +
                           std::string(check_sequence_name(name)) + "'";
   const auto v = scalar(sql);
   if (!v)
@@ -164,7 +163,7 @@ std::pair<std::int64_t, std::int64_t> MariaDbTicketServer::config_of(std::string
 void MariaDbTicketServer::write_config(std::string_view name, std::int64_t first, std::int64_t increment) {
   // Values are first, first + increment, ...: MariaDB's offset is first's residue in 1..increment.
   const std::int64_t offset = (first - 1) % increment + 1;
-  query("REPLACE INTO idforge_ticket_sets (name, increment, offset, first) VALUES ('" + std::string(name) + "', " +
+  query("REPLACE INTO idforge_ticket_sets (name, step, residue, first_value) VALUES ('" + std::string(name) + "', " +
         std::to_string(increment) + ", " + std::to_string(offset) + ", " + std::to_string(first) + ")");
 }
 
@@ -207,9 +206,8 @@ std::int64_t MariaDbTicketServer::next(std::string_view name) {
 }
 
 void MariaDbTicketServer::kill_other_sessions() {
-  if (mysql_real_query(db_, "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()",
-                       91) != 0)
-    fail("listing sessions");
+  const std::string list = "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()";
+  if (mysql_real_query(db_, list.data(), list.size()) != 0) fail("listing sessions");
   MYSQL_RES* r = mysql_store_result(db_);
   if (!r) fail("listing sessions");
   std::vector<std::string> ids;
@@ -237,7 +235,7 @@ std::optional<TicketState> MariaDbTicketServer::lock_for_resize(std::string_view
     if (max_id) {
       highest = to_int64(*max_id);
     } else {
-      highest = to_int64(scalar("SELECT first FROM idforge_ticket_sets WHERE name = '" + std::string(name) + "'")
+      highest = to_int64(scalar("SELECT first_value FROM idforge_ticket_sets WHERE name = '" + std::string(name) + "'")
                              .value_or("1")) -
                 inc;
     }

@@ -25,7 +25,8 @@ MariaDbUrl parse_mariadb_url(std::string_view url);
 
 class MariaDbTicketServer final : public TicketServer {
  public:
-  /// Connects and creates the database in the URL and idforge_ticket_sets if missing.
+  /// Checks the URL. The first call connects and creates the database in the URL and
+  /// idforge_ticket_sets if missing.
   explicit MariaDbTicketServer(std::string url);
   ~MariaDbTicketServer() override;
   std::string describe() const override;

@@ -38,7 +38,9 @@ std::int64_t PgResult::int64(int row, int col) const {
   return v;
 }
 
-PgConnection::PgConnection(std::string url) : url_(std::move(url)), where_(redact_url(url_)) { connect(); }
+PgConnection::PgConnection(std::string url, bool connect_now) : url_(std::move(url)), where_(redact_url(url_)) {
+  if (connect_now) connect();
+}
 
 PgConnection::~PgConnection() {
   if (conn_) PQfinish(conn_);

@@ -41,8 +41,9 @@ class PgResult {
 
 class PgConnection {
  public:
-  /// Connects to url (libpq URL; a 5 s connect timeout unless the URL sets one).
-  explicit PgConnection(std::string url);
+  /// Connects to url (libpq URL; a 5 s connect timeout unless the URL sets one), now or,
+  /// with connect_now = false, on the first exec().
+  explicit PgConnection(std::string url, bool connect_now = true);
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;

@@ -8,7 +8,7 @@ namespace idforge::ticket::detail {
 
 class PgTicketServer final : public TicketServer {
  public:
-  explicit PgTicketServer(std::string url) : db_(std::move(url)) {}
+  explicit PgTicketServer(std::string url) : db_(std::move(url), false) {}
   std::string describe() const override { return db_.where(); }
   void install(std::string_view name, std::int64_t first, std::int64_t increment) override;
   std::int64_t next(std::string_view name) override;

@@ -90,8 +90,8 @@ void SegmentClient::publish(std::uint64_t gen, const SegmentBlock& b) {
   s.first.store(b.first, std::memory_order_relaxed);
   s.count.store(b.count, std::memory_order_relaxed);
   const auto at = static_cast<std::int64_t>(static_cast<double>(b.count) * options_.prefetch_at);
-  s.prefetch.store(std::clamp<std::int64_t>(at, 0, std::max<std::int64_t>(b.count - 1, 0)),
-                   std::memory_order_relaxed);
+  // prefetch_at = 1 puts the trigger at count, which no claim reaches: no spare is loaded.
+  s.prefetch.store(std::clamp<std::int64_t>(at, 0, b.count), std::memory_order_relaxed);
   s.gen.store(gen, std::memory_order_release);
 }
 

@@ -47,6 +47,7 @@ struct SegmentOptions {
   /// Adapt the step so a block lasts about this long (ns); 0 = keep the step fixed.
   std::int64_t target_block_ns = 0;
   /// Fraction of a block used when the spare is requested, in (0, 1]. Default: half.
+  /// 1 = never load ahead (the block is used up first; e.g. a one-shot command).
   double prefetch_at = 0.5;
   /// Load the spare on a background thread (true) or in the caller that crosses the
   /// prefetch point (false: simpler, but that one call waits for the database).

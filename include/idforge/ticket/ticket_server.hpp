@@ -50,8 +50,9 @@ class TicketServer {
   virtual void abort() noexcept = 0;
 };
 
-/// Opens a server from its URL: postgres://... or mysql://... / mariadb://... (the database
-/// in the path is created on MariaDB if missing). errc::store_unreachable if it does not answer.
+/// A server from its URL: postgres://... or mysql://... / mariadb://... It connects on first
+/// use (so a client can start while one server is down) and reconnects after a lost
+/// connection; on MariaDB the database in the path is created if missing.
 std::unique_ptr<TicketServer> open_ticket_server(std::string_view url);
 
 /// Largest K: MariaDB's auto_increment_increment stops at 65535.
