@@ -57,8 +57,12 @@ void init_set(const std::vector<std::string>& urls) {
 
 SegmentOptions segment_options() {
   // Blocks sized to last about a second at the measured rate, refilled in the background.
-  return {.initial_step = 10'000, .min_step = 1'000, .max_step = std::int64_t{1} << 30,
-          .target_block_ns = 1'000'000'000, .prefetch_at = 0.5, .background = true};
+  return {.initial_step = 10'000,
+          .min_step = 1'000,
+          .max_step = std::int64_t{1} << 30,
+          .target_block_ns = 1'000'000'000,
+          .prefetch_at = 0.5,
+          .background = true};
 }
 
 void BM_Snowflake(benchmark::State& st) {
@@ -74,8 +78,12 @@ void segment(benchmark::State& st, SegmentClient* c) {
   for (auto _ : st) benchmark::DoNotOptimize(c->next());
   st.SetItemsProcessed(st.iterations());
 }
-void BM_SegmentSqlite(benchmark::State& st) { segment(st, g->sqlite_seg.get()); }
-void BM_SegmentPostgres(benchmark::State& st) { segment(st, g->pg_seg.get()); }
+void BM_SegmentSqlite(benchmark::State& st) {
+  segment(st, g->sqlite_seg.get());
+}
+void BM_SegmentPostgres(benchmark::State& st) {
+  segment(st, g->pg_seg.get());
+}
 
 // Each thread is one client process would be: its own connections.
 void tickets(benchmark::State& st, const std::vector<std::string>& urls) {
@@ -90,9 +98,15 @@ void tickets(benchmark::State& st, const std::vector<std::string>& urls) {
   for (auto _ : st) benchmark::DoNotOptimize(c.next());
   st.SetItemsProcessed(st.iterations());
 }
-void BM_PgNextval(benchmark::State& st) { tickets(st, g->nextval); }
-void BM_TicketPostgres2(benchmark::State& st) { tickets(st, g->pg_ticket); }
-void BM_TicketMariaDb2(benchmark::State& st) { tickets(st, g->my_ticket); }
+void BM_PgNextval(benchmark::State& st) {
+  tickets(st, g->nextval);
+}
+void BM_TicketPostgres2(benchmark::State& st) {
+  tickets(st, g->pg_ticket);
+}
+void BM_TicketMariaDb2(benchmark::State& st) {
+  tickets(st, g->my_ticket);
+}
 
 }  // namespace
 

@@ -23,7 +23,8 @@ struct SeqArgs {
 };
 
 void add_store_option(CLI::App* cmd, SeqArgs& a) {
-  cmd->add_option("--store", a.store, "sqlite:PATH or postgres://USER@HOST:PORT/DB")->capture_default_str();
+  cmd->add_option("--store", a.store, "sqlite:PATH or postgres://USER@HOST:PORT/DB")
+      ->capture_default_str();
 }
 
 void run_next(const SeqArgs& a) {
@@ -50,7 +51,8 @@ void run_next(const SeqArgs& a) {
 void run_create(const SeqArgs& a) {
   auto store = ticket::open_segment_store(a.store);
   store->create(a.name, a.start, a.step);
-  fmt::print("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(), a.start, a.step);
+  fmt::print("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(),
+             a.start, a.step);
 }
 
 void run_stats(const SeqArgs& a) {
@@ -58,19 +60,24 @@ void run_stats(const SeqArgs& a) {
   const auto rows = store->stats();
   if (a.json) {
     for (const auto& r : rows)
-      fmt::print(R"({{"name":"{}","next_value":{},"next_value_str":"{}","step":{},"blocks":{},"abandoned":{}}})" "\n",
-                 r.name, r.next_value, r.next_value, r.step, r.blocks, r.abandoned);
+      fmt::print(
+          R"({{"name":"{}","next_value":{},"next_value_str":"{}","step":{},"blocks":{},"abandoned":{}}})"
+          "\n",
+          r.name, r.next_value, r.next_value, r.step, r.blocks, r.abandoned);
     return;
   }
-  fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", "name", "next_value", "step", "blocks", "abandoned");
+  fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", "name", "next_value", "step", "blocks",
+             "abandoned");
   for (const auto& r : rows)
-    fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", r.name, r.next_value, r.step, r.blocks, r.abandoned);
+    fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", r.name, r.next_value, r.step, r.blocks,
+               r.abandoned);
 }
 
 }  // namespace
 
 void add_seq_command(CLI::App& app) {
-  CLI::App* seq = app.add_subcommand("seq", "Segment (hi/lo) sequences: dense integers from SQLite or PostgreSQL");
+  CLI::App* seq = app.add_subcommand(
+      "seq", "Segment (hi/lo) sequences: dense integers from SQLite or PostgreSQL");
   seq->require_subcommand(1);
 
   auto next_args = std::make_shared<SeqArgs>();
@@ -83,14 +90,16 @@ void add_seq_command(CLI::App& app) {
 
   auto create_args = std::make_shared<SeqArgs>();
   CLI::App* create = seq->add_subcommand("create", "Create a sequence");
-  create->add_option("name", create_args->name, "Sequence name (a-z, 0-9, _; starts with a letter)")->required();
+  create->add_option("name", create_args->name, "Sequence name (a-z, 0-9, _; starts with a letter)")
+      ->required();
   create->add_option("--start", create_args->start, "First value")->capture_default_str();
   create->add_option("--step", create_args->step, "Default block size")->capture_default_str();
   add_store_option(create, *create_args);
   create->callback([create_args] { run_create(*create_args); });
 
   auto stats_args = std::make_shared<SeqArgs>();
-  CLI::App* stats = seq->add_subcommand("stats", "Show every sequence: next value, step, blocks, abandoned values");
+  CLI::App* stats = seq->add_subcommand(
+      "stats", "Show every sequence: next value, step, blocks, abandoned values");
   add_store_option(stats, *stats_args);
   stats->add_flag("--json", stats_args->json, "One JSON object a line");
   stats->callback([stats_args] { run_stats(*stats_args); });

@@ -9,8 +9,8 @@
 // REPLACE with its old session variables: they reconnect and read the new row.
 #include "mariadb_ticket_server.hpp"
 
-#include <mysqld_error.h>
 #include <errmsg.h>
+#include <mysqld_error.h>
 
 #include <charconv>
 #include <string>
@@ -23,7 +23,9 @@
 namespace idforge::ticket::detail {
 namespace {
 
-std::string table_of(std::string_view name) { return "idforge_tickets_" + std::string(check_sequence_name(name)); }
+std::string table_of(std::string_view name) {
+  return "idforge_tickets_" + std::string(check_sequence_name(name));
+}
 
 bool connection_lost(unsigned err) {
   // Refused or lost connections, and sessions killed by a resize on purpose.
@@ -36,7 +38,8 @@ std::int64_t to_int64(const std::string& s) {
   std::int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size())
-    throw Error(errc::invalid_argument, "MariaDB returned '" + s + "' where an integer was expected");
+    throw Error(errc::invalid_argument,
+                "MariaDB returned '" + s + "' where an integer was expected");
   return v;
 }
 
@@ -45,8 +48,8 @@ std::int64_t to_int64(const std::string& s) {
 MariaDbUrl parse_mariadb_url(std::string_view url) {
   MariaDbUrl u;
   const auto bad = [&](const std::string& why) {
-    throw Error(errc::invalid_argument,
-                "MariaDB URL '" + redact_url(url) + "' " + why + " (form: mysql://USER[:PASSWORD]@HOST[:PORT]/DB)");
+    throw Error(errc::invalid_argument, "MariaDB URL '" + redact_url(url) + "' " + why +
+                                            " (form: mysql://USER[:PASSWORD]@HOST[:PORT]/DB)");
   };
   const auto scheme = url.find("://");
   if (scheme == std::string_view::npos) bad("has no scheme");
@@ -55,7 +58,8 @@ MariaDbUrl parse_mariadb_url(std::string_view url) {
   if (q != std::string_view::npos) rest = rest.substr(0, q);
   const auto slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
-  if (slash != std::string_view::npos && slash + 1 < rest.size()) u.database = std::string(rest.substr(slash + 1));
+  if (slash != std::string_view::npos && slash + 1 < rest.size())
+    u.database = std::string(rest.substr(slash + 1));
   const auto at = authority.rfind('@');
   if (at != std::string_view::npos) {
     std::string_view cred = authority.substr(0, at);
@@ -81,14 +85,17 @@ MariaDbUrl parse_mariadb_url(std::string_view url) {
   return u;
 }
 
-MariaDbTicketServer::MariaDbTicketServer(std::string url) : url_(std::move(url)), parts_(parse_mariadb_url(url_)) {}
+MariaDbTicketServer::MariaDbTicketServer(std::string url)
+    : url_(std::move(url)), parts_(parse_mariadb_url(url_)) {}
 
 MariaDbTicketServer::~MariaDbTicketServer() {
   if (locked_) abort();
   disconnect();
 }
 
-std::string MariaDbTicketServer::describe() const { return redact_url(url_); }
+std::string MariaDbTicketServer::describe() const {
+  return redact_url(url_);
+}
 
 void MariaDbTicketServer::disconnect() noexcept {
   if (db_) mysql_close(db_);
@@ -103,8 +110,8 @@ void MariaDbTicketServer::connect() {
   const unsigned timeout = 5;
   mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
   if (!mysql_real_connect(db_, parts_.host.c_str(), parts_.user.c_str(),
-                          parts_.password.empty() ? nullptr : parts_.password.c_str(), nullptr, parts_.port, nullptr,
-                          0)) {
+                          parts_.password.empty() ? nullptr : parts_.password.c_str(), nullptr,
+                          parts_.port, nullptr, 0)) {
     const std::string msg = mysql_error(db_);
     disconnect();
     throw Error(errc::store_unreachable, "MariaDB at " + describe() + " is unreachable: " + msg);
@@ -150,27 +157,32 @@ std::optional<std::string> MariaDbTicketServer::scalar(const std::string& sql) {
 }
 
 std::pair<std::int64_t, std::int64_t> MariaDbTicketServer::config_of(std::string_view name) {
-  const std::string sql = "SELECT CONCAT(step, ' ', residue) FROM idforge_ticket_sets WHERE name = '" +
-                          std::string(check_sequence_name(name)) + "'";
+  const std::string sql =
+      "SELECT CONCAT(step, ' ', residue) FROM idforge_ticket_sets WHERE name = '" +
+      std::string(check_sequence_name(name)) + "'";
   const auto v = scalar(sql);
   if (!v)
-    throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " + describe() +
-                                     " (never created here, or retired by a resize)");
+    throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
+                                     describe() + " (never created here, or retired by a resize)");
   const auto space = v->find(' ');
   return {to_int64(v->substr(0, space)), to_int64(v->substr(space + 1))};
 }
 
-void MariaDbTicketServer::write_config(std::string_view name, std::int64_t first, std::int64_t increment) {
+void MariaDbTicketServer::write_config(std::string_view name, std::int64_t first,
+                                       std::int64_t increment) {
   // Values are first, first + increment, ...: MariaDB's offset is first's residue in 1..increment.
   const std::int64_t offset = (first - 1) % increment + 1;
-  query("REPLACE INTO idforge_ticket_sets (name, step, residue, first_value) VALUES ('" + std::string(name) + "', " +
-        std::to_string(increment) + ", " + std::to_string(offset) + ", " + std::to_string(first) + ")");
+  query("REPLACE INTO idforge_ticket_sets (name, step, residue, first_value) VALUES ('" +
+        std::string(name) + "', " + std::to_string(increment) + ", " + std::to_string(offset) +
+        ", " + std::to_string(first) + ")");
 }
 
-void MariaDbTicketServer::install(std::string_view name, std::int64_t first, std::int64_t increment) {
+void MariaDbTicketServer::install(std::string_view name, std::int64_t first,
+                                  std::int64_t increment) {
   const std::string table = table_of(name);
   if (increment < 1 || increment > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) + " is out of range: 1.." +
+    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) +
+                                            " is out of range: 1.." +
                                             std::to_string(kMaxTicketServers) + " on MariaDB");
   try {
     query("CREATE TABLE " + table +
@@ -179,7 +191,8 @@ void MariaDbTicketServer::install(std::string_view name, std::int64_t first, std
           std::to_string(first));
   } catch (const Error& e) {
     if (e.code() == errc::already_exists)
-      throw Error(errc::already_exists, "ticket set '" + std::string(name) + "' already exists on " + describe());
+      throw Error(errc::already_exists,
+                  "ticket set '" + std::string(name) + "' already exists on " + describe());
     throw;
   }
   write_config(name, first, increment);
@@ -206,7 +219,9 @@ std::int64_t MariaDbTicketServer::next(std::string_view name) {
 }
 
 void MariaDbTicketServer::kill_other_sessions() {
-  const std::string list = "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()";
+  const std::string list =
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> "
+      "CONNECTION_ID()";
   if (mysql_real_query(db_, list.data(), list.size()) != 0) fail("listing sessions");
   MYSQL_RES* r = mysql_store_result(db_);
   if (!r) fail("listing sessions");
@@ -223,8 +238,9 @@ void MariaDbTicketServer::kill_other_sessions() {
 
 std::optional<TicketState> MariaDbTicketServer::lock_for_resize(std::string_view name) {
   const std::string table = table_of(name);
-  if (!scalar("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table +
-              "'"))
+  if (!scalar("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
+              "TABLE_NAME = '" +
+              table + "'"))
     return std::nullopt;
   query("LOCK TABLES " + table + " WRITE, idforge_ticket_sets WRITE");
   locked_ = true;
@@ -235,7 +251,8 @@ std::optional<TicketState> MariaDbTicketServer::lock_for_resize(std::string_view
     if (max_id) {
       highest = to_int64(*max_id);
     } else {
-      highest = to_int64(scalar("SELECT first_value FROM idforge_ticket_sets WHERE name = '" + std::string(name) + "'")
+      highest = to_int64(scalar("SELECT first_value FROM idforge_ticket_sets WHERE name = '" +
+                                std::string(name) + "'")
                              .value_or("1")) -
                 inc;
     }
@@ -247,13 +264,15 @@ std::optional<TicketState> MariaDbTicketServer::lock_for_resize(std::string_view
   }
 }
 
-void MariaDbTicketServer::reconfigure(std::string_view name, std::int64_t first, std::int64_t increment) {
+void MariaDbTicketServer::reconfigure(std::string_view name, std::int64_t first,
+                                      std::int64_t increment) {
   if (!locked_) {  // a server joining the set: nobody uses it yet, nothing to pause
     install(name, first, increment);
     return;
   }
   if (increment < 1 || increment > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) + " is out of range: 1.." +
+    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) +
+                                            " is out of range: 1.." +
                                             std::to_string(kMaxTicketServers) + " on MariaDB");
   write_config(name, first, increment);
   query("ALTER TABLE " + table_of(name) + " AUTO_INCREMENT = " + std::to_string(first));
@@ -262,7 +281,8 @@ void MariaDbTicketServer::reconfigure(std::string_view name, std::int64_t first,
 }
 
 void MariaDbTicketServer::retire(std::string_view name) {
-  query("DELETE FROM idforge_ticket_sets WHERE name = '" + std::string(check_sequence_name(name)) + "'");
+  query("DELETE FROM idforge_ticket_sets WHERE name = '" + std::string(check_sequence_name(name)) +
+        "'");
   query("DROP TABLE IF EXISTS " + table_of(name));
   session_set_.clear();
   kill_other_sessions();

@@ -23,7 +23,8 @@ errc code_of(std::string_view state) {
   if (is_connection_state(state)) return errc::store_unreachable;
   if (state == "42P01" || state == "42704") return errc::not_found;  // undefined table / object
   if (state == "23505" || state == "42P07") return errc::already_exists;
-  if (state == "22003" || state == "2200H") return errc::counter_exhausted;  // out of range / seq limit
+  if (state == "22003" || state == "2200H")
+    return errc::counter_exhausted;  // out of range / seq limit
   return errc::invalid_argument;
 }
 
@@ -34,11 +35,13 @@ std::int64_t PgResult::int64(int row, int col) const {
   std::int64_t v = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || p != t.data() + t.size())
-    throw Error(errc::invalid_argument, "PostgreSQL returned '" + std::string(t) + "' where an integer was expected");
+    throw Error(errc::invalid_argument,
+                "PostgreSQL returned '" + std::string(t) + "' where an integer was expected");
   return v;
 }
 
-PgConnection::PgConnection(std::string url, bool connect_now) : url_(std::move(url)), where_(redact_url(url_)) {
+PgConnection::PgConnection(std::string url, bool connect_now)
+    : url_(std::move(url)), where_(redact_url(url_)) {
   if (connect_now) connect();
 }
 
@@ -58,7 +61,8 @@ void PgConnection::connect() {
     conn_ = nullptr;
     throw Error(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + msg);
   }
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
 }
 
 void PgConnection::fail(PGresult* r, std::string_view sql) {
@@ -75,7 +79,8 @@ void PgConnection::fail(PGresult* r, std::string_view sql) {
     // Reconnect on the next call; this one reports the loss.
     PQfinish(conn_);
     conn_ = nullptr;
-    throw PgError(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + msg, state);
+    throw PgError(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + msg,
+                  state);
   }
   (void)sql;
   throw PgError(code_of(state), "PostgreSQL at " + where_ + ": " + msg, state);
@@ -87,8 +92,8 @@ PgResult PgConnection::exec(std::string_view sql, std::initializer_list<std::str
   std::vector<std::string> owned(params.begin(), params.end());
   std::vector<const char*> vals;
   for (auto& p : owned) vals.push_back(p.c_str());
-  PGresult* r = PQexecParams(conn_, q.c_str(), static_cast<int>(vals.size()), nullptr, vals.data(), nullptr,
-                             nullptr, 0);
+  PGresult* r = PQexecParams(conn_, q.c_str(), static_cast<int>(vals.size()), nullptr, vals.data(),
+                             nullptr, nullptr, 0);
   const auto st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
   if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) fail(r, sql);
   return PgResult(r);

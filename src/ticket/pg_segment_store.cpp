@@ -31,7 +31,8 @@ void PgSegmentStore::create(std::string_view name, std::int64_t start, std::int6
              {name, std::to_string(start), std::to_string(step)});
   } catch (const PgError& e) {
     if (e.code() == errc::already_exists)
-      throw Error(errc::already_exists, "sequence '" + std::string(name) + "' already exists in " + describe());
+      throw Error(errc::already_exists,
+                  "sequence '" + std::string(name) + "' already exists in " + describe());
     throw;
   }
 }
@@ -40,32 +41,40 @@ SegmentBlock PgSegmentStore::take(std::string_view name, std::int64_t count) {
   check_take_count(name, count);
   try {
     const PgResult r = db_.exec(
-        "UPDATE idforge_segments SET next_value = next_value + COALESCE(NULLIF($2::bigint, 0), step),"
+        "UPDATE idforge_segments SET next_value = next_value + COALESCE(NULLIF($2::bigint, 0), "
+        "step),"
         " blocks = blocks + 1 WHERE name = $1"
-        " RETURNING next_value - COALESCE(NULLIF($2::bigint, 0), step), COALESCE(NULLIF($2::bigint, 0), step)",
+        " RETURNING next_value - COALESCE(NULLIF($2::bigint, 0), step), "
+        "COALESCE(NULLIF($2::bigint, 0), step)",
         {name, std::to_string(count)});
     if (r.rows() != 1) throw_missing(name, describe());
     return {r.int64(0, 0), r.int64(0, 1)};
   } catch (const PgError& e) {
     if (e.code() == errc::counter_exhausted)
-      throw Error(errc::counter_exhausted, "sequence '" + std::string(name) + "' in " + describe() +
-                                               " cannot grow by another block without passing 2^63-1");
+      throw Error(errc::counter_exhausted,
+                  "sequence '" + std::string(name) + "' in " + describe() +
+                      " cannot grow by another block without passing 2^63-1");
     throw;
   }
 }
 
 void PgSegmentStore::report_abandoned(std::string_view name, std::int64_t lost) {
-  db_.exec("UPDATE idforge_segments SET abandoned = abandoned + $2 WHERE name = $1", {name, std::to_string(lost)});
+  db_.exec("UPDATE idforge_segments SET abandoned = abandoned + $2 WHERE name = $1",
+           {name, std::to_string(lost)});
 }
 
 std::vector<SegmentRow> PgSegmentStore::stats() {
-  const PgResult r = db_.exec("SELECT name, next_value, step, blocks, abandoned FROM idforge_segments ORDER BY name");
+  const PgResult r = db_.exec(
+      "SELECT name, next_value, step, blocks, abandoned FROM idforge_segments ORDER BY name");
   std::vector<SegmentRow> rows;
   for (int i = 0; i < r.rows(); ++i)
-    rows.push_back({std::string(r.text(i, 0)), r.int64(i, 1), r.int64(i, 2), r.int64(i, 3), r.int64(i, 4)});
+    rows.push_back(
+        {std::string(r.text(i, 0)), r.int64(i, 1), r.int64(i, 2), r.int64(i, 3), r.int64(i, 4)});
   return rows;
 }
 
-std::string PgSegmentStore::describe() const { return db_.where(); }
+std::string PgSegmentStore::describe() const {
+  return db_.where();
+}
 
 }  // namespace idforge::ticket::detail

@@ -12,18 +12,21 @@
 namespace idforge::ticket::detail {
 namespace {
 
-std::string seq_of(std::string_view name) { return "idforge_ticket_" + std::string(check_sequence_name(name)); }
+std::string seq_of(std::string_view name) {
+  return "idforge_ticket_" + std::string(check_sequence_name(name));
+}
 
 }  // namespace
 
 void PgTicketServer::install(std::string_view name, std::int64_t first, std::int64_t increment) {
   const std::string seq = seq_of(name);
   try {
-    db_.run("CREATE SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) + " MINVALUE 1 START WITH " +
-            std::to_string(first) + " NO CYCLE");
+    db_.run("CREATE SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) +
+            " MINVALUE 1 START WITH " + std::to_string(first) + " NO CYCLE");
   } catch (const PgError& e) {
     if (e.code() == errc::already_exists)
-      throw Error(errc::already_exists, "ticket set '" + std::string(name) + "' already exists on " + describe());
+      throw Error(errc::already_exists,
+                  "ticket set '" + std::string(name) + "' already exists on " + describe());
     throw;
   }
 }
@@ -35,7 +38,8 @@ std::int64_t PgTicketServer::next(std::string_view name) {
   } catch (const PgError& e) {
     // Dropped by a resize while we waited on its lock: "could not open relation" (XX000).
     if (e.code() == errc::not_found || e.sqlstate() == "XX000")
-      throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " + describe() +
+      throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
+                                       describe() +
                                        " (never created here, or retired by a resize)");
     throw;
   }
@@ -49,7 +53,7 @@ std::optional<TicketState> PgTicketServer::lock_for_resize(std::string_view name
     if (db_.exec("SELECT to_regclass($1) IS NULL", {seq}).text(0, 0) == "t") return std::nullopt;
     db_.run("ALTER SEQUENCE " + seq + " NO CYCLE");  // takes the lock that pauses nextval()
     const PgResult r = db_.exec("SELECT s.last_value, s.is_called, p.seqincrement FROM " + seq +
-                                " s, pg_sequence p WHERE p.seqrelid = $1::regclass",
+                                    " s, pg_sequence p WHERE p.seqrelid = $1::regclass",
                                 {seq});
     const std::int64_t last = r.int64(0, 0);
     const std::int64_t inc = r.int64(0, 2);
@@ -61,18 +65,19 @@ std::optional<TicketState> PgTicketServer::lock_for_resize(std::string_view name
   }
 }
 
-void PgTicketServer::reconfigure(std::string_view name, std::int64_t first, std::int64_t increment) {
+void PgTicketServer::reconfigure(std::string_view name, std::int64_t first,
+                                 std::int64_t increment) {
   const std::string seq = seq_of(name);
   if (!in_tx_) {
     db_.run("BEGIN");
     in_tx_ = true;
   }
   if (db_.exec("SELECT to_regclass($1) IS NULL", {seq}).text(0, 0) == "t") {
-    db_.run("CREATE SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) + " MINVALUE 1 START WITH " +
-            std::to_string(first) + " NO CYCLE");
+    db_.run("CREATE SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) +
+            " MINVALUE 1 START WITH " + std::to_string(first) + " NO CYCLE");
   } else {
-    db_.run("ALTER SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) + " MINVALUE 1 RESTART WITH " +
-            std::to_string(first));
+    db_.run("ALTER SEQUENCE " + seq + " INCREMENT BY " + std::to_string(increment) +
+            " MINVALUE 1 RESTART WITH " + std::to_string(first));
   }
 }
 

@@ -21,14 +21,16 @@ void check_options(const SegmentOptions& o) {
   if (o.min_step < 1 || o.min_step > o.max_step || o.max_step > kMaxSegmentStep)
     bad("min_step " + std::to_string(o.min_step) + " and max_step " + std::to_string(o.max_step) +
         " must satisfy 1 <= min_step <= max_step <= " + std::to_string(kMaxSegmentStep));
-  if (o.target_block_ns < 0) bad("target_block_ns " + std::to_string(o.target_block_ns) + " must be >= 0");
+  if (o.target_block_ns < 0)
+    bad("target_block_ns " + std::to_string(o.target_block_ns) + " must be >= 0");
   if (!(o.prefetch_at > 0.0 && o.prefetch_at <= 1.0))
     bad("prefetch_at " + std::to_string(o.prefetch_at) + " must lie in (0, 1]");
 }
 
 }  // namespace
 
-SegmentClient::SegmentClient(SegmentStore& store, std::string name, SegmentOptions options, Clock& clock)
+SegmentClient::SegmentClient(SegmentStore& store, std::string name, SegmentOptions options,
+                             Clock& clock)
     : store_(store), name_(std::move(name)), options_(options), clock_(clock) {
   check_sequence_name(name_);
   check_options(options_);
@@ -97,7 +99,8 @@ void SegmentClient::publish(std::uint64_t gen, const SegmentBlock& b) {
 
 std::int64_t SegmentClient::adapted_step(std::int64_t used, std::int64_t elapsed_ns) const {
   if (options_.target_block_ns <= 0 || used <= 0) return step_;
-  const long double per_ns = static_cast<long double>(used) / static_cast<long double>(std::max<std::int64_t>(elapsed_ns, 1));
+  const long double per_ns = static_cast<long double>(used) /
+                             static_cast<long double>(std::max<std::int64_t>(elapsed_ns, 1));
   const long double want = per_ns * static_cast<long double>(options_.target_block_ns);
   if (want >= static_cast<long double>(options_.max_step)) return options_.max_step;
   return std::max(options_.min_step, static_cast<std::int64_t>(want));
@@ -130,8 +133,10 @@ void SegmentClient::refill(std::uint64_t exhausted_gen) {
   std::unique_lock lk(mu_);
   SegmentBlock b;
   for (;;) {
-    if (closed_) throw Error(errc::invalid_argument, "segment client for '" + name_ + "' is closed");
-    if ((word_.load(std::memory_order_acquire) >> kOffsetBits) != exhausted_gen) return;  // someone moved on
+    if (closed_)
+      throw Error(errc::invalid_argument, "segment client for '" + name_ + "' is closed");
+    if ((word_.load(std::memory_order_acquire) >> kOffsetBits) != exhausted_gen)
+      return;  // someone moved on
     if (spare_) {
       b = *spare_;
       spare_.reset();
@@ -240,7 +245,8 @@ SegmentClientStats SegmentClient::stats() const {
   s.handed = retired_handed_;
   if (!closed_) {
     const std::uint64_t w = word_.load(std::memory_order_acquire);
-    const std::int64_t count = slots_[(w >> kOffsetBits) % kRing].count.load(std::memory_order_relaxed);
+    const std::int64_t count =
+        slots_[(w >> kOffsetBits) % kRing].count.load(std::memory_order_relaxed);
     s.handed += std::min(static_cast<std::int64_t>(w & kOffsetMask), count);
   }
   s.blocks = blocks_;

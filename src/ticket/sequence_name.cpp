@@ -8,8 +8,9 @@ namespace idforge::ticket {
 
 std::string_view check_sequence_name(std::string_view name) {
   const auto fail = [&](const std::string& why) {
-    throw Error(errc::invalid_argument, "sequence name '" + std::string(name) + "' is invalid: " + why +
-                                            " (rule: 1-40 characters of a-z, 0-9 and _, starting with a letter)");
+    throw Error(errc::invalid_argument,
+                "sequence name '" + std::string(name) + "' is invalid: " + why +
+                    " (rule: 1-40 characters of a-z, 0-9 and _, starting with a letter)");
   };
   if (name.empty()) fail("it is empty");
   if (name.size() > kMaxSequenceName) fail("it has " + std::to_string(name.size()) + " characters");

@@ -10,14 +10,18 @@ StoreUrl parse_store_url(std::string_view text) {
     std::string_view path = text.substr(7);
     if (path.substr(0, 2) == "//") path.remove_prefix(2);  // sqlite://PATH as well
     if (path.empty())
-      throw Error(errc::invalid_argument, "store '" + std::string(text) + "' names no file: use sqlite:PATH");
+      throw Error(errc::invalid_argument,
+                  "store '" + std::string(text) + "' names no file: use sqlite:PATH");
     return {StoreKind::sqlite, std::string(text), std::string(path)};
   }
-  if (starts("postgres://") || starts("postgresql://")) return {StoreKind::postgres, std::string(text), {}};
-  if (starts("mysql://") || starts("mariadb://")) return {StoreKind::mariadb, std::string(text), {}};
+  if (starts("postgres://") || starts("postgresql://"))
+    return {StoreKind::postgres, std::string(text), {}};
+  if (starts("mysql://") || starts("mariadb://"))
+    return {StoreKind::mariadb, std::string(text), {}};
   throw Error(errc::invalid_argument,
               "store '" + redact_url(text) +
-                  "' is not a known URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB");
+                  "' is not a known URL: use sqlite:PATH, postgres://USER@HOST:PORT/DB or "
+                  "mysql://USER@HOST:PORT/DB");
 }
 
 std::string redact_url(std::string_view url) {

@@ -12,15 +12,18 @@ TicketClient::TicketClient(std::vector<std::unique_ptr<TicketServer>> servers, s
                            TicketClientOptions options, Clock& clock)
     : servers_(std::move(servers)), name_(std::move(name)), options_(options), clock_(clock) {
   check_sequence_name(name_);
-  if (servers_.empty()) throw Error(errc::invalid_argument, "a ticket client needs at least one server");
+  if (servers_.empty())
+    throw Error(errc::invalid_argument, "a ticket client needs at least one server");
   if (options_.retry_after_ns < 0)
-    throw Error(errc::invalid_argument, "retry_after_ns " + std::to_string(options_.retry_after_ns) + " must be >= 0");
+    throw Error(errc::invalid_argument,
+                "retry_after_ns " + std::to_string(options_.retry_after_ns) + " must be >= 0");
   for (std::size_t i = 0; i < servers_.size(); ++i) slots_.push_back(std::make_unique<Slot>());
 }
 
 std::int64_t TicketClient::next() {
   const std::size_t n = servers_.size();
-  const std::size_t start = static_cast<std::size_t>(rr_.fetch_add(1, std::memory_order_relaxed) % n);
+  const std::size_t start =
+      static_cast<std::size_t>(rr_.fetch_add(1, std::memory_order_relaxed) % n);
   std::string reasons;
   errc common = errc::store_unreachable;
   bool first_failure = true;
@@ -44,8 +47,10 @@ std::int64_t TicketClient::next() {
         ++slot.failures;
         slot.last_error = e.what();
         slot.down_until_ns = clock_.now_ns() + options_.retry_after_ns;
-        if (first_failure) common = e.code();
-        else if (common != e.code()) common = errc::store_unreachable;
+        if (first_failure)
+          common = e.code();
+        else if (common != e.code())
+          common = errc::store_unreachable;
         first_failure = false;
         reasons += "; ";
         reasons += e.what();

@@ -10,13 +10,17 @@ namespace idforge::ticket {
 std::unique_ptr<TicketServer> open_ticket_server(std::string_view url) {
   const StoreUrl u = parse_store_url(url);
   switch (u.kind) {
-    case StoreKind::postgres: return std::make_unique<detail::PgTicketServer>(u.url);
-    case StoreKind::mariadb: return std::make_unique<detail::MariaDbTicketServer>(u.url);
-    case StoreKind::sqlite: break;
+    case StoreKind::postgres:
+      return std::make_unique<detail::PgTicketServer>(u.url);
+    case StoreKind::mariadb:
+      return std::make_unique<detail::MariaDbTicketServer>(u.url);
+    case StoreKind::sqlite:
+      break;
   }
-  throw Error(errc::invalid_argument, "ticket server '" + std::string(url) +
-                                          "' is SQLite: ticket servers are PostgreSQL (postgres://...) or MariaDB "
-                                          "(mysql://...); SQLite serves segments");
+  throw Error(errc::invalid_argument,
+              "ticket server '" + std::string(url) +
+                  "' is SQLite: ticket servers are PostgreSQL (postgres://...) or MariaDB "
+                  "(mysql://...); SQLite serves segments");
 }
 
 }  // namespace idforge::ticket

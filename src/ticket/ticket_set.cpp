@@ -14,19 +14,22 @@ void init_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers, std
   check_sequence_name(name);
   const auto k = static_cast<std::int64_t>(servers.size());
   if (k < 1 || k > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "a ticket set needs 1.." + std::to_string(kMaxTicketServers) +
-                                            " servers, not " + std::to_string(k));
+    throw Error(errc::invalid_argument, "a ticket set needs 1.." +
+                                            std::to_string(kMaxTicketServers) + " servers, not " +
+                                            std::to_string(k));
   if (start < 1)
     throw Error(errc::invalid_argument, "ticket start " + std::to_string(start) + " must be >= 1");
-  for (std::int64_t i = 0; i < k; ++i) servers[static_cast<std::size_t>(i)]->install(name, start + i, k);
+  for (std::int64_t i = 0; i < k; ++i)
+    servers[static_cast<std::size_t>(i)]->install(name, start + i, k);
 }
 
-ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers, std::string_view name,
-                               std::int64_t new_k) {
+ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers,
+                               std::string_view name, std::int64_t new_k) {
   check_sequence_name(name);
   const auto listed = static_cast<std::int64_t>(servers.size());
   if (new_k < 1 || new_k > listed || new_k > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "resize to " + std::to_string(new_k) + " servers needs 1 <= K <= " +
+    throw Error(errc::invalid_argument, "resize to " + std::to_string(new_k) +
+                                            " servers needs 1 <= K <= " +
                                             std::to_string(std::min(listed, kMaxTicketServers)) +
                                             " (the number of servers listed)");
   ResizeReport rep;
@@ -48,9 +51,10 @@ ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> se
       }
     } catch (const Error& e) {
       abort_all();
-      throw Error(e.code(), "resize of ticket set '" + std::string(name) + "' changed nothing: server " +
-                                std::to_string(i + 1) + " (" + servers[i]->describe() +
-                                ") must answer so the highest value handed out is known: " + e.what());
+      throw Error(e.code(),
+                  "resize of ticket set '" + std::string(name) + "' changed nothing: server " +
+                      std::to_string(i + 1) + " (" + servers[i]->describe() +
+                      ") must answer so the highest value handed out is known: " + e.what());
     }
   }
   if (rep.old_k == 0) {
@@ -75,8 +79,10 @@ ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> se
     for (const auto& s : servers) s->commit();
   } catch (const Error& e) {
     abort_all();
-    throw Error(e.code(), "resize of ticket set '" + std::string(name) + "' failed and was rolled back (on MariaDB, "
-                              "tables already changed stay changed: run the resize again): " + e.what());
+    throw Error(e.code(), "resize of ticket set '" + std::string(name) +
+                              "' failed and was rolled back (on MariaDB, "
+                              "tables already changed stay changed: run the resize again): " +
+                              e.what());
   }
   return rep;
 }

@@ -42,7 +42,8 @@ void run(const std::string& cmd, const std::string& log) {
 }  // namespace
 
 std::optional<std::string> PgInstance::unavailable_reason() {
-  if (!std::filesystem::exists(bin_dir() + "/initdb")) return "no PostgreSQL binaries in " + bin_dir();
+  if (!std::filesystem::exists(bin_dir() + "/initdb"))
+    return "no PostgreSQL binaries in " + bin_dir();
   if (geteuid() != 0) return "a private PostgreSQL needs root (to run initdb as the postgres user)";
   return std::nullopt;
 }
@@ -57,8 +58,9 @@ PgInstance::PgInstance() {
       break;
     }
   if (port_ == 0) throw std::runtime_error("no free port for a private PostgreSQL");
-  run("chown postgres:postgres " + dir_ + " && chmod 700 " + dir_ + " && runuser -u postgres -- " + bin_dir() +
-          "/initdb -D " + dir_ + "/data -A trust -U postgres --no-sync >" + dir_ + ".initdb.log 2>&1",
+  run("chown postgres:postgres " + dir_ + " && chmod 700 " + dir_ + " && runuser -u postgres -- " +
+          bin_dir() + "/initdb -D " + dir_ + "/data -A trust -U postgres --no-sync >" + dir_ +
+          ".initdb.log 2>&1",
       dir_ + ".initdb.log");
   start();
 }
@@ -82,7 +84,8 @@ void PgInstance::start() {
 
 void PgInstance::stop() {
   if (!std::filesystem::exists(dir_ + "/data/postmaster.pid")) return;
-  run("runuser -u postgres -- " + bin_dir() + "/pg_ctl -D " + dir_ + "/data -m fast -w -t 30 stop >/dev/null",
+  run("runuser -u postgres -- " + bin_dir() + "/pg_ctl -D " + dir_ +
+          "/data -m fast -w -t 30 stop >/dev/null",
       dir_ + "/server.log");
 }
 

@@ -18,10 +18,10 @@
 namespace idforge::ticket {
 namespace {
 
-#define IDFORGE_NEED_PRIVATE_PG()                                                       \
-  if (auto why = test::PgInstance::unavailable_reason()) {                             \
-    if (test::services_required()) FAIL() << *why;                                     \
-    GTEST_SKIP() << *why;                                                              \
+#define IDFORGE_NEED_PRIVATE_PG()                          \
+  if (auto why = test::PgInstance::unavailable_reason()) { \
+    if (test::services_required()) FAIL() << *why;         \
+    GTEST_SKIP() << *why;                                  \
   }
 
 void expect_unique(std::vector<std::int64_t> v) {
@@ -49,7 +49,8 @@ TEST(PgRestart, SegmentClientErrorsWhileDownAndResumesWithoutDuplicates) {
     }
   }
   ASSERT_FALSE(error.empty()) << "no error although the database was down";
-  EXPECT_NE(error.find("PostgreSQL at " + pg.url() + " is unreachable"), std::string::npos) << error;
+  EXPECT_NE(error.find("PostgreSQL at " + pg.url() + " is unreachable"), std::string::npos)
+      << error;
   EXPECT_THROW(c.next(), Error) << "still down: still an error";
   pg.start();
   for (int i = 0; i < 300; ++i) got.push_back(c.next());

@@ -41,7 +41,8 @@ TEST_F(SegmentClientTest, LoadsTheSpareBeforeTheCurrentBlockRunsOut) {
   SegmentClient c(*store_, "orders", {.prefetch_at = 0.5}, clock);
   for (int i = 0; i < 51; ++i) c.next();  // offset 50 is the prefetch point
   // The background load takes the database's time (not the clock's): poll for it, bounded.
-  for (int i = 0; i < 2000 && !c.stats().spare_ready; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 2000 && !c.stats().spare_ready; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(c.stats().spare_ready);
   for (int i = 0; i < 100; ++i) c.next();
   const auto s = c.stats();
@@ -52,12 +53,16 @@ TEST_F(SegmentClientTest, LoadsTheSpareBeforeTheCurrentBlockRunsOut) {
 TEST_F(SegmentClientTest, AdaptsTheStepSoABlockLastsTheTarget) {
   ManualClock clock(1'000'000'000);
   SegmentClient c(*store_, "orders",
-                  {.initial_step = 100, .min_step = 10, .max_step = 1'000'000, .target_block_ns = 1'000'000'000,
-                   .prefetch_at = 1.0, .background = false},
+                  {.initial_step = 100,
+                   .min_step = 10,
+                   .max_step = 1'000'000,
+                   .target_block_ns = 1'000'000'000,
+                   .prefetch_at = 1.0,
+                   .background = false},
                   clock);
   for (int i = 0; i < 100; ++i) c.next();  // block [1,101), started at the first call
-  clock.advance_ms(10);                     // 100 values in 10 ms: 10,000 a second
-  EXPECT_EQ(c.next(), 101);                 // switch to [101,201); the next load should last 1 s
+  clock.advance_ms(10);                    // 100 values in 10 ms: 10,000 a second
+  EXPECT_EQ(c.next(), 101);                // switch to [101,201); the next load should last 1 s
   EXPECT_EQ(c.stats().step, 10'000);
   for (int i = 0; i < 99; ++i) c.next();
   clock.advance_ms(10'000);  // 100 values in 10 s: 10 a second, so 10 values, the floor
@@ -95,8 +100,8 @@ TEST_F(SegmentClientTest, ThreadsNeverGetTheSameValue) {
 
 TEST_F(SegmentClientTest, BadOptionsAreRefusedWithTheValue) {
   const std::vector<SegmentOptions> bad = {
-      {.initial_step = -1}, {.min_step = 0}, {.min_step = 10, .max_step = 5}, {.target_block_ns = -1},
-      {.prefetch_at = 0.0}, {.prefetch_at = 1.5}};
+      {.initial_step = -1},    {.min_step = 0},      {.min_step = 10, .max_step = 5},
+      {.target_block_ns = -1}, {.prefetch_at = 0.0}, {.prefetch_at = 1.5}};
   for (const auto& o : bad) {
     try {
       SegmentClient c(*store_, "orders", o);

@@ -52,7 +52,8 @@ void draw_from_processes(const std::string& url) {
   }
   ASSERT_EQ(all.size(), static_cast<std::size_t>(kProcesses * kThreads * kPerThread));
   std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a value was handed out twice";
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end())
+      << "a value was handed out twice";
   EXPECT_GE(all.front(), 1000);
   const std::int64_t next_value = row_of(*store, name, &SegmentRow::next_value);
   EXPECT_LT(all.back(), next_value);
@@ -77,7 +78,8 @@ TEST(SegmentProcesses, KilledClientLosesOnlyTheBlocksItHeld) {
   constexpr std::int64_t kStep = 500, kStart = 1;
   auto store = open_segment_store(url);
   store->create(name, kStart, kStep);
-  test::Child kid = test::spawn(IDFORGE_SEQ_WORKER, {"stream", url, name, std::to_string(kStep), "100000"});
+  test::Child kid =
+      test::spawn(IDFORGE_SEQ_WORKER, {"stream", url, name, std::to_string(kStep), "100000"});
   std::vector<std::int64_t> seen;
   std::string pending;
   char buf[4096];
@@ -117,12 +119,15 @@ TEST(SegmentProcesses, KilledClientLosesOnlyTheBlocksItHeld) {
   std::vector<std::int64_t> missing;
   for (std::int64_t v = kStart, i = 0; v < min_after; ++v) {
     while (i < static_cast<std::int64_t>(all.size()) && all[static_cast<std::size_t>(i)] < v) ++i;
-    if (i == static_cast<std::int64_t>(all.size()) || all[static_cast<std::size_t>(i)] != v) missing.push_back(v);
+    if (i == static_cast<std::int64_t>(all.size()) || all[static_cast<std::size_t>(i)] != v)
+      missing.push_back(v);
   }
   ASSERT_FALSE(missing.empty());
-  EXPECT_GT(missing.front(), max_seen - 1) << "a value the killed client handed out in order is missing";
+  EXPECT_GT(missing.front(), max_seen - 1)
+      << "a value the killed client handed out in order is missing";
   EXPECT_GE(missing.front(), held_from);
-  EXPECT_LT(missing.back(), held_from + 2 * kStep) << "lost more than the current block and the spare";
+  EXPECT_LT(missing.back(), held_from + 2 * kStep)
+      << "lost more than the current block and the spare";
   // 700 values: one full block and 200 of the second (the spare is asked for at 250).
   EXPECT_EQ(after_lost, 300);
 }

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "seq_worker: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: seq_worker draw STORE NAME THREADS PER_THREAD STEP OUTFILE | stream STORE NAME STEP MAX\n");
+  std::fprintf(stderr,
+               "usage: seq_worker draw STORE NAME THREADS PER_THREAD STEP OUTFILE | stream STORE "
+               "NAME STEP MAX\n");
   return 2;
 }

@@ -67,7 +67,8 @@ Child spawn(const std::string& path, const std::vector<std::string>& args) {
 std::pair<int, std::string> finish(Child& c) {
   std::string out;
   char buf[65536];
-  for (ssize_t n; (n = read(c.out_fd, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(c.out_fd, buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
   close(c.out_fd);
   int status = 0;
   waitpid(c.pid, &status, 0);

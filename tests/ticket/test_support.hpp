@@ -35,10 +35,10 @@ std::pair<int, std::string> finish(Child& c);
 }  // namespace idforge::test
 
 // Binds var to the service variable, or fails (under scripts/test.sh) / skips the test.
-#define IDFORGE_NEED_SERVICE(var, name)                                                        \
-  const std::optional<std::string> var##_opt = ::idforge::test::service_var(name);             \
-  if (!var##_opt) {                                                                            \
+#define IDFORGE_NEED_SERVICE(var, name)                                                         \
+  const std::optional<std::string> var##_opt = ::idforge::test::service_var(name);              \
+  if (!var##_opt) {                                                                             \
     if (::idforge::test::services_required()) FAIL() << name " is not set: start the services"; \
-    GTEST_SKIP() << name " is not set (scripts/services.sh start)";                          \
-  }                                                                                            \
+    GTEST_SKIP() << name " is not set (scripts/services.sh start)";                             \
+  }                                                                                             \
   const std::string var = *var##_opt

@@ -82,7 +82,8 @@ void resize_under_load(const std::vector<std::string>& urls) {
   EXPECT_EQ((rep.first - 1) % 4, 0);
   ASSERT_EQ(all.size(), 2400u);
   std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a value was handed out twice";
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end())
+      << "a value was handed out twice";
   // After the resize every server answers with its new residue.
   auto servers = open_all(urls);
   for (std::size_t i = 0; i < 4; ++i) {
@@ -158,7 +159,8 @@ TEST(TicketResize, AnUnreachableServerStopsTheResizeAndChangesNothing) {
     ADD_FAILURE() << "resize went ahead without server 3";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::store_unreachable);
-    EXPECT_NE(std::string(e.what()).find("changed nothing: server 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("changed nothing: server 3"), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(servers[0]->next(name), 3) << "the old step still applies";
 }

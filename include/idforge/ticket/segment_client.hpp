@@ -56,13 +56,13 @@ struct SegmentOptions {
 
 /// Counters for `seq stats` and metrics. Exact when no next() runs concurrently.
 struct SegmentClientStats {
-  std::int64_t handed = 0;        ///< values returned by next()
-  std::int64_t blocks = 0;        ///< blocks taken from the store
-  std::int64_t step = 0;          ///< size the next block will be asked for
-  std::int64_t sync_loads = 0;    ///< times a caller waited for the database (no spare)
-  std::int64_t load_failures = 0; ///< store errors while loading (background or not)
-  std::int64_t lost = 0;          ///< values abandoned (set by close())
-  bool spare_ready = false;       ///< a spare block is waiting
+  std::int64_t handed = 0;         ///< values returned by next()
+  std::int64_t blocks = 0;         ///< blocks taken from the store
+  std::int64_t step = 0;           ///< size the next block will be asked for
+  std::int64_t sync_loads = 0;     ///< times a caller waited for the database (no spare)
+  std::int64_t load_failures = 0;  ///< store errors while loading (background or not)
+  std::int64_t lost = 0;           ///< values abandoned (set by close())
+  bool spare_ready = false;        ///< a spare block is waiting
 };
 
 class SegmentClient {
@@ -123,7 +123,7 @@ class SegmentClient {
 
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
-  std::mutex store_mu_;    // one store call at a time (background or synchronous)
+  std::mutex store_mu_;  // one store call at a time (background or synchronous)
   std::optional<SegmentBlock> spare_;
   bool want_spare_ = false;
   bool loading_ = false;

@@ -23,10 +23,10 @@ struct TicketClientOptions {
 
 /// Per-server counters.
 struct TicketServerStats {
-  std::string server;           ///< URL, password hidden
-  std::int64_t served = 0;      ///< values it handed out
-  std::int64_t failures = 0;    ///< calls that failed
-  std::string last_error;       ///< the latest failure's message
+  std::string server;         ///< URL, password hidden
+  std::int64_t served = 0;    ///< values it handed out
+  std::int64_t failures = 0;  ///< calls that failed
+  std::string last_error;     ///< the latest failure's message
 };
 
 class TicketClient {

@@ -35,7 +35,7 @@ struct ResizeReport {
 /// the one that did not, and nothing changes. The new values start above the highest one
 /// handed out anywhere, so no value is given twice. Servers past new_k that held the set
 /// are retired. 1 <= new_k <= servers.size() (errc::invalid_argument).
-ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers, std::string_view name,
-                               std::int64_t new_k);
+ResizeReport resize_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers,
+                               std::string_view name, std::int64_t new_k);
 
 }  // namespace idforge::ticket
