@@ -14,5 +14,9 @@ void add_gen_snowflake(CLI::App& gen);
 void add_inspect_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+#ifdef IDFORGE_HAVE_COORD
+/// `idforge lease acquire|list` (built with idforge::coord)
+void add_lease_command(CLI::App& app);
+#endif
 
 }  // namespace idforge::cli
