@@ -79,11 +79,19 @@ bool EtcdClient::attempt(std::size_t member, const std::string& path, const std:
     if (status >= 500 || status == 0) return false;
     throw LeaseError(LeaseFailure::rejected, store_url_, "etcd at " + why);
   }
+  // A streaming call (keepalive) wraps its answer in "result" and an error in an "error"
+  // object; a unary call puts code and message (or error text) at the top.
   if (out.contains("result") && out["result"].is_object()) out = out["result"];
+  const nlohmann::json err = out.contains("error") && out["error"].is_object() ? out["error"] : out;
   if (out.contains("error") || status != 200) {
-    const std::string message = out.value("message", out.value("error", std::string("HTTP ") + std::to_string(status)));
+    std::string message = "HTTP " + std::to_string(status);
+    if (err.contains("message") && err["message"].is_string()) message = err["message"].get<std::string>();
+    else if (err.contains("error") && err["error"].is_string()) message = err["error"].get<std::string>();
+    int code = 0;
+    for (const char* k : {"code", "grpc_code"})
+      if (err.contains(k) && err[k].is_number_integer()) code = err[k].get<int>();
     why = where + ": " + message;
-    if (retryable(out.value("code", 0), message) || status >= 500) return false;
+    if (retryable(code, message) || status >= 500) return false;
     throw LeaseError(LeaseFailure::rejected, store_url_, "etcd at " + why);
   }
   return true;
