@@ -35,10 +35,10 @@ struct RandomStream {
   static constexpr std::size_t kKeyBytes = 32;
   alignas(64) unsigned char block[kKeyBytes + kRandomBufferBytes];  // [key for next | output]
   unsigned char key[kKeyBytes];
-  std::uint32_t avail;      // unread output bytes, at the end of block
-  std::uint64_t epoch;      // fork_epoch() when this stream was seeded
-  std::uint64_t since_seed; // keystream bytes made since the last seeding
-  std::uint64_t seeds;      // times this thread's stream was seeded
+  std::uint32_t avail;       // unread output bytes, at the end of block
+  std::uint64_t epoch;       // fork_epoch() when this stream was seeded
+  std::uint64_t since_seed;  // keystream bytes made since the last seeding
+  std::uint64_t seeds;       // times this thread's stream was seeded
   bool seeded;
 };
 
