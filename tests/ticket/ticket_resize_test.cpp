@@ -1,5 +1,5 @@
-// Ticket sets on PostgreSQL and MariaDB: the odd/even split, resize 2 -> 4 under load
-// without a value given twice, retiring servers, and a resize that cannot see a server.
+// Ticket sets on PostgreSQL and MariaDB: the odd/even split, resizes under load without a
+// value given twice, retiring servers, and a resize that cannot see a server.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,9 +43,15 @@ void two_servers_interleave(const std::vector<std::string>& urls) {
   }
 }
 
-// Four clients draw while the set grows from two servers to four.
+// Eight clients draw while the set is resized again and again: 2 -> 4 -> 3 -> 2 -> 4 -> 3 -> 4.
+// Every resize pauses clients in the middle of a call, and each pause is a chance for a
+// client to hand out a value under the old step; one scenario is not enough to catch that
+// reliably, a run of resizes with many blocked clients is.
 void resize_under_load(const std::vector<std::string>& urls) {
   ASSERT_GE(urls.size(), 4u);
+  constexpr int kClients = 8;
+  constexpr int kPerClient = 500;
+  const std::vector<std::int64_t> sizes{4, 3, 2, 4, 3, 4};
   const std::string name = test::unique_name("grow");
   {
     auto init = open_all(first(urls, 2));
@@ -54,42 +60,54 @@ void resize_under_load(const std::vector<std::string>& urls) {
   std::mutex mu;
   std::vector<std::int64_t> all;
   std::atomic<int> drawn{0};
-  std::atomic<bool> resized{false};
   std::vector<std::thread> ts;
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < kClients; ++t)
     ts.emplace_back([&] {
-      // Each client knows all four servers; the two not yet in the set fail over.
+      // Each client knows all four servers; those not in the set at the moment fail over.
       TicketClient c(open_all(urls), name, {.retry_after_ns = 0});
       std::vector<std::int64_t> mine;
-      for (int i = 0; i < 600; ++i) {
+      for (int i = 0; i < kPerClient; ++i) {
         mine.push_back(c.next());
         drawn.fetch_add(1);
       }
       std::lock_guard lk(mu);
       all.insert(all.end(), mine.begin(), mine.end());
     });
-  while (drawn.load() < 400) std::this_thread::yield();
-  ResizeReport rep;
+  // Resize every time the clients have drawn another share, while they are all busy.
+  const int share = kClients * kPerClient / static_cast<int>(sizes.size() + 1);
+  std::vector<ResizeReport> reps;
   {
     auto servers = open_all(urls);
-    rep = resize_ticket_set(servers, name, 4);
-    resized = true;
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+      while (drawn.load() < share * static_cast<int>(r + 1)) std::this_thread::yield();
+      reps.push_back(resize_ticket_set(servers, name, sizes[r]));
+    }
   }
   for (auto& t : ts) t.join();
-  EXPECT_EQ(rep.old_k, 2);
-  EXPECT_EQ(rep.new_k, 4);
-  EXPECT_GT(rep.first, rep.highest);
-  EXPECT_EQ((rep.first - 1) % 4, 0);
-  ASSERT_EQ(all.size(), 2400u);
+  for (std::size_t r = 0; r < reps.size(); ++r) {
+    SCOPED_TRACE("resize " + std::to_string(r + 1) + " to " + std::to_string(sizes[r]));
+    EXPECT_EQ(reps[r].old_k, r == 0 ? 2 : sizes[r - 1]);
+    EXPECT_EQ(reps[r].new_k, sizes[r]);
+    EXPECT_GT(reps[r].first, reps[r].highest);
+    EXPECT_EQ((reps[r].first - 1) % sizes[r], 0);
+    if (r > 0) EXPECT_GE(reps[r].highest, reps[r - 1].first - 1);
+  }
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(kClients * kPerClient));
   std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end())
-      << "a value was handed out twice";
-  // After the resize every server answers with its new residue.
+  const auto dup = std::adjacent_find(all.begin(), all.end());
+  std::string resizes;
+  for (const auto& r : reps)
+    resizes += " [highest " + std::to_string(r.highest) + ", first " + std::to_string(r.first) +
+               ", K " + std::to_string(r.new_k) + "]";
+  EXPECT_TRUE(dup == all.end()) << "value " << (dup == all.end() ? 0 : *dup)
+                                << " was handed out twice; resizes:" << resizes;
+  // After the last resize every server answers with its new residue.
+  const ResizeReport& last = reps.back();
   auto servers = open_all(urls);
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t v = servers[i]->next(name);
-    EXPECT_GT(v, rep.highest);
-    EXPECT_EQ((v - rep.first) % 4, static_cast<std::int64_t>(i));
+    EXPECT_GT(v, last.highest);
+    EXPECT_EQ((v - last.first) % 4, static_cast<std::int64_t>(i));
   }
 }
 
