@@ -82,6 +82,7 @@ std::uint32_t BTreeSim::new_interior() {
   Interior in;
   in.page = pages_++;
   in.seps.reserve(config_.interior_fanout);
+  in.sep_hi.reserve(config_.interior_fanout);
   in.child.reserve(config_.interior_fanout + 1);
   interiors_.push_back(std::move(in));
   pool_.add_new(interiors_.back().page);
@@ -90,6 +91,23 @@ std::uint32_t BTreeSim::new_interior() {
 
 // ---------------------------------------------------------------------------------------
 // Insert
+
+// upper_bound of key in the separators: a branchless search over the high halves (one
+// cache line holds 8 of them), then a step back over separators that share key's high half.
+std::uint32_t BTreeSim::child_slot(const Interior& in, const Key128& key) noexcept {
+  const std::uint64_t* a = in.sep_hi.data();
+  std::size_t n = in.sep_hi.size();
+  if (n == 0) return 0;
+  const std::uint64_t* base = a;
+  while (n > 1) {
+    const std::size_t half = n / 2;
+    base = base[half] <= key.hi ? base + half : base;
+    n -= half;
+  }
+  auto u = static_cast<std::uint32_t>(base - a) + (*base <= key.hi ? 1u : 0u);
+  while (u > 0 && a[u - 1] == key.hi && key < in.seps[u - 1]) --u;
+  return u;
+}
 
 void BTreeSim::insert(const Key128* keys, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) insert(keys[i]);
@@ -106,8 +124,7 @@ void BTreeSim::insert(const Key128& key) {
   for (std::uint32_t level = height_; level > 1; --level) {
     const Interior& in = interiors_[node];
     if (pool_on) pool_.access(in.page);
-    const auto slot = static_cast<std::uint32_t>(
-        std::upper_bound(in.seps.begin(), in.seps.end(), key) - in.seps.begin());
+    const std::uint32_t slot = child_slot(in, key);
     path[depth++] = {node, slot, rightmost};
     rightmost = rightmost && slot + 1 == in.child.size();
     node = in.child[slot];
@@ -141,25 +158,26 @@ void BTreeSim::split_leaf(std::uint32_t leaf, const Key128& key, std::uint64_t c
     sep = key;
   } else {
     const std::size_t base = std::size_t{leaf} * cap;
-    std::vector<Entry> tmp(cap + 1);
+    auto& tmp = scratch_;
+    tmp.resize(cap + 1);
     for (std::uint32_t i = 0; i < cap; ++i) tmp[i] = {keys_[base + i], rec ? created_[base + i] : 0};
     tmp[cap] = {key, created};
     // Right edge: keep the configured share; elsewhere the lower half (rounded up) stays.
     const std::uint32_t left_n = right_edge ? keep_on_right_edge_leaf_ : (cap + 2) / 2;
-    auto by_key = [](const Entry& a, const Entry& b) { return a.key < b.key; };
+    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::nth_element(tmp.begin(), tmp.begin() + left_n, tmp.end(), by_key);
-    sep = tmp[left_n].key;
-    Key128 left_max = tmp[0].key, right_max = tmp[left_n].key;
+    sep = tmp[left_n].first;
+    Key128 left_max = tmp[0].first, right_max = tmp[left_n].first;
     for (std::uint32_t i = 0; i < left_n; ++i) {
-      keys_[base + i] = tmp[i].key;
-      if (rec) created_[base + i] = tmp[i].created;
-      left_max = std::max(left_max, tmp[i].key);
+      keys_[base + i] = tmp[i].first;
+      if (rec) created_[base + i] = tmp[i].second;
+      left_max = std::max(left_max, tmp[i].first);
     }
     const std::size_t rbase = std::size_t{right} * cap;
     for (std::uint32_t i = left_n; i <= cap; ++i) {
-      keys_[rbase + i - left_n] = tmp[i].key;
-      if (rec) created_[rbase + i - left_n] = tmp[i].created;
-      right_max = std::max(right_max, tmp[i].key);
+      keys_[rbase + i - left_n] = tmp[i].first;
+      if (rec) created_[rbase + i - left_n] = tmp[i].second;
+      right_max = std::max(right_max, tmp[i].first);
     }
     leaves_[leaf].count = left_n;
     leaves_[leaf].max = left_max;
@@ -182,6 +200,7 @@ void BTreeSim::insert_separator(const PathStep* path, int depth, const Key128& s
     const std::uint32_t old_root = root_;
     const std::uint32_t r = new_interior();
     interiors_[r].seps.push_back(sep);
+    interiors_[r].sep_hi.push_back(sep.hi);
     interiors_[r].child = {old_root, right};
     root_ = r;
     ++height_;
@@ -191,6 +210,7 @@ void BTreeSim::insert_separator(const PathStep* path, int depth, const Key128& s
   {
     Interior& in = interiors_[step.node];
     in.seps.insert(in.seps.begin() + step.slot, sep);
+    in.sep_hi.insert(in.sep_hi.begin() + step.slot, sep.hi);
     in.child.insert(in.child.begin() + step.slot + 1, right);
     if (in.child.size() <= config_.interior_fanout) return;
   }
@@ -202,8 +222,10 @@ void BTreeSim::insert_separator(const PathStep* path, int depth, const Key128& s
   Interior& b = interiors_[r];
   const Key128 up = a.seps[keep - 1];
   b.seps.assign(a.seps.begin() + keep, a.seps.end());
+  b.sep_hi.assign(a.sep_hi.begin() + keep, a.sep_hi.end());
   b.child.assign(a.child.begin() + keep, a.child.end());
   a.seps.resize(keep - 1);
+  a.sep_hi.resize(keep - 1);
   a.child.resize(keep);
   ++interior_splits_;
   page_writes_ += 2;
@@ -233,7 +255,7 @@ std::uint32_t BTreeSim::find_leaf(const Key128& key) const {
   std::uint32_t node = root_;
   for (std::uint32_t level = height_; level > 1; --level) {
     const Interior& in = interiors_[node];
-    node = in.child[std::upper_bound(in.seps.begin(), in.seps.end(), key) - in.seps.begin()];
+    node = in.child[child_slot(in, key)];
   }
   return node;
 }

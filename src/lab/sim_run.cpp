@@ -26,25 +26,35 @@ SimResult run_simulation(KeyKind kind, const SimOptions& o) {
   auto source = make_model_key_source(kind, o.keys);
   std::vector<Key128> buf(std::min<std::uint64_t>(o.n, 1 << 16));
   using clock = std::chrono::steady_clock;
-  std::uint64_t done = 0;
-  for (int tenth = 1; tenth <= 10; ++tenth) {
-    const std::uint64_t end = o.n * static_cast<std::uint64_t>(tenth) / 10;
-    const std::uint64_t misses0 = tree.stats().pool_misses, start = done;
-    double seconds = 0;
+  std::uint64_t done = 0, misses0 = 0, tenth_start = 0;
+  double tenth_seconds = 0, fill_sum = 0;
+  int fill_samples = 0;
+  for (int step = 1; step <= 100; ++step) {
+    const std::uint64_t end = o.n * static_cast<std::uint64_t>(step) / 100;
     while (done < end) {
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, buf.size()));
       source->fill(std::span(buf.data(), m));
       const auto t0 = clock::now();
       tree.insert(buf.data(), m);
-      seconds += std::chrono::duration<double>(clock::now() - t0).count();
+      tenth_seconds += std::chrono::duration<double>(clock::now() - t0).count();
       done += m;
     }
-    const double count = static_cast<double>(done - start);
-    r.insert_seconds += seconds;
+    const BTreeStats now = tree.stats();
+    if (step > 50) {
+      fill_sum += now.leaf_fill;
+      ++fill_samples;
+    }
+    if (step % 10 != 0) continue;
+    const double count = static_cast<double>(done - tenth_start);
+    r.insert_seconds += tenth_seconds;
     r.tenth_end.push_back(done);
-    r.tenth_inserts_per_s.push_back(seconds > 0 ? count / seconds : 0);
-    r.tenth_miss_rate.push_back(count > 0 ? static_cast<double>(tree.stats().pool_misses - misses0) / count : 0);
+    r.tenth_inserts_per_s.push_back(tenth_seconds > 0 ? count / tenth_seconds : 0);
+    r.tenth_miss_rate.push_back(count > 0 ? static_cast<double>(now.pool_misses - misses0) / count : 0);
+    misses0 = now.pool_misses;
+    tenth_start = done;
+    tenth_seconds = 0;
   }
+  r.leaf_fill_mean = fill_samples ? fill_sum / fill_samples : 0;
   r.stats = tree.stats();
   r.inserts_per_s = r.insert_seconds > 0 ? static_cast<double>(o.n) / r.insert_seconds : 0;
   return r;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "idforge/lab/key128.hpp"
@@ -106,6 +107,7 @@ class BTreeSim {
   };
   struct Interior {
     std::vector<Key128> seps;            // seps[i] = smallest key under child[i+1]
+    std::vector<std::uint64_t> sep_hi;   // seps[i].hi: the search reads 8 bytes a step, not 16
     std::vector<std::uint32_t> child;    // leaf indexes at level 1, interior indexes above
     std::uint32_t page = 0;
   };
@@ -127,6 +129,7 @@ class BTreeSim {
     return keys_.data() + std::size_t{leaf} * config_.leaf_capacity;
   }
   std::uint32_t find_leaf(const Key128& key) const;
+  static std::uint32_t child_slot(const Interior& in, const Key128& key) noexcept;
   void check_node(std::uint32_t node, int level, const Key128* lo, const Key128* hi,
                   std::vector<std::uint32_t>& leaf_order, std::vector<std::string>& problems) const;
 
@@ -137,6 +140,7 @@ class BTreeSim {
   std::vector<std::uint64_t> created_;         // parallel to keys_ when record_creation
   std::vector<Leaf> leaves_;
   std::vector<Interior> interiors_;
+  std::vector<std::pair<Key128, std::uint64_t>> scratch_;  // a splitting leaf's entries
   std::uint32_t root_ = 0;  // leaf index when height_ == 1, else interior index
   std::uint32_t height_ = 1;
   std::uint32_t pages_ = 0;

@@ -34,6 +34,11 @@ struct SimResult {
   std::vector<double> tenth_inserts_per_s;  ///< simulator speed in each tenth
   std::vector<double> tenth_miss_rate;      ///< pool misses per insert in each tenth
   std::vector<std::uint64_t> tenth_end;     ///< keys inserted at the end of each tenth
+  /// Leaf fill averaged over 50 points in the second half of the run. With random keys the
+  /// fill at one moment swings in waves (leaves born together split together, most so with
+  /// big pages: Glombiewski, Seeger and Graefe, "Waves of misery after index creation",
+  /// BTW 2019); averaged over a doubling of the tree it is the steady state, near ln 2.
+  double leaf_fill_mean = 0;
 };
 
 /// The index shape for kind under options (capacities from page size and key size unless
