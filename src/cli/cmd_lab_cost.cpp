@@ -38,8 +38,9 @@ std::vector<CostInput> fills_from_sim(const std::vector<KeyKind>& kinds, const C
   std::vector<CostInput> in;
   for (KeyKind k : kinds) {
     const SimResult r = run_simulation(k, o);
-    in.push_back({k, r.stats.leaf_fill,
-                  fmt::format("simulator: {} keys, 16 KiB pages, right-edge splits keep {}", o.n,
+    // The mean over the run's second half: the steady state, not one point of a fill wave.
+    in.push_back({k, r.leaf_fill_mean,
+                  fmt::format("simulator (mean fill over the second half of {} keys), 16 KiB pages, right-edge splits keep {}", o.n,
                               percent(a.rightmost_fill))});
   }
   return in;
