@@ -24,7 +24,7 @@ struct DbArgs {
   std::string cache_mb;
   std::string sqlite_dir;
   std::uint64_t seed = 1;
-  bool keep = false, json = false, quiet = false;
+  bool keep = false, json = false, quiet = false, model_keys = false;
   std::string svg;
 };
 
@@ -38,12 +38,15 @@ void run_db(const DbArgs& a) {
   if (!a.sqlite_dir.empty()) o.connection.sqlite_dir = a.sqlite_dir;
   o.keep_tables = a.keep;
   o.keys.seed = a.seed;
+  // Core's real generators by default; the seeded models repeat a run exactly.
+  if (!a.model_keys) o.make_source = [](KeyKind k) { return make_real_key_source(k); };
   // Real time order: many keys share a millisecond, as in a busy table.
   o.keys.keys_per_ms = 64;
   if (!a.quiet) o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   const DbRunResult run = run_db_bench(o);
 
-  json out = {{"engine", std::string(engine_name(run.engine))}, {"server_version", run.server_version},
+  json out = {{"engine", std::string(engine_name(run.engine))},
+              {"keys", a.model_keys ? "lab key models, seed " + std::to_string(a.seed) : std::string("core generators")}, {"server_version", run.server_version},
               {"cache", run.cache_note}, {"page_bytes", run.page_bytes}, {"rows", o.rows},
               {"batch", o.batch}, {"results", json::array()}};
   std::vector<std::vector<std::string>> rows;
@@ -107,7 +110,8 @@ void add_lab_db(CLI::App& lab) {
   cmd->add_option("--batch", a->batch, "Rows a transaction")->check(CLI::Range(1u, 100000u))->capture_default_str();
   cmd->add_option("--cache-mb", a->cache_mb, "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer pool; PostgreSQL: reported, needs a restart)");
   cmd->add_option("--sqlite-dir", a->sqlite_dir, "Folder for the SQLite file (default $IDFORGE_DATA/lab)");
-  cmd->add_option("--seed", a->seed, "Seed of the key models")->capture_default_str();
+  cmd->add_flag("--model-keys", a->model_keys, "Use the lab's seeded key models (repeatable) instead of core's generators");
+  cmd->add_option("--seed", a->seed, "Seed of the key models (with --model-keys)")->capture_default_str();
   cmd->add_flag("--keep", a->keep, "Keep the tables afterwards");
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");

@@ -52,4 +52,10 @@ struct KeySourceOptions {
 /// Error(errc::invalid_argument) for keys_per_ms == 0 and core's errors for a bad node.
 std::unique_ptr<KeySource> make_model_key_source(KeyKind kind, const KeySourceOptions& options = {});
 
+/// Core's real generators on the system clock: UuidV7Generator, uuid_v4() and UlidGenerator
+/// (CSPRNG, not seedable, so not repeatable), and SnowflakeGenerator (Twitter layout, node
+/// options.snowflake_node). What `idforge lab db` inserts by default; the demo and the
+/// simulator keep the seeded models because they must repeat.
+std::unique_ptr<KeySource> make_real_key_source(KeyKind kind, const KeySourceOptions& options = {});
+
 }  // namespace idforge::lab
