@@ -14,5 +14,7 @@ void add_gen_snowflake(CLI::App& gen);
 void add_inspect_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+/// `idforge serve` (only when built with the server)
+void add_serve_command(CLI::App& app);
 
 }  // namespace idforge::cli

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   idforge::cli::add_gen_snowflake(*gen);
   idforge::cli::add_inspect_command(app);
   idforge::cli::add_layout_command(app);
+#ifdef IDFORGE_HAVE_SERVER
+  idforge::cli::add_serve_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
