@@ -221,7 +221,10 @@ httplib::Server::HandlerResponse Server::Impl::dispatch(const httplib::Request& 
 }
 
 void Server::Impl::log_and_count(const httplib::Request& req, const httplib::Response& res) {
-  const detail::RequestState& st = detail::request_state();
+  detail::RequestState& st = detail::request_state();
+  // A request that failed before routing (malformed, URI too long) leaves the stream in an
+  // unknown place: close rather than parse the rest as another request.
+  if (st.route == no_route && res.status >= 400) st.close = true;
   const std::int64_t took = detail::steady_ns() - st.start_ns;
   metrics->record_request(st.route, res.status, took);
   if (!access_log->enabled()) return;
