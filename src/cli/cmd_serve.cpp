@@ -34,7 +34,11 @@ void run_serve(const ServeArgs& a) {
   // A fixed node ID until the lease layer provides one; node 0 is the embedded default
   // for a single instance.
   const std::uint64_t node = layout.check_node(config.node.value_or(0));
-  SnowflakeGenerator gen(layout, node);
+  // Waiting threads sleep rather than spin: under load other requests keep the sequence
+  // busy meanwhile, and a spinning waiter would take a core from them (and from clients on
+  // the same machine).
+  SystemClock clock(WaitMode::sleep);
+  SnowflakeGenerator gen(layout, node, clock);
 
   // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which asks the
   // server to stop: in-flight requests finish, then run() returns.
