@@ -14,6 +14,12 @@ void add_gen_snowflake(CLI::App& gen);
 void add_inspect_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+#ifdef IDFORGE_HAVE_TICKET
+/// `idforge seq next|create|stats` (segment sequences)
+void add_seq_command(CLI::App& app);
+/// `idforge ticket init|next|resize` (ticket servers)
+void add_ticket_command(CLI::App& app);
+#endif
 /// `idforge serve` (only when built with the server)
 void add_serve_command(CLI::App& app);
 

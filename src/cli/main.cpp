@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
 #ifdef IDFORGE_HAVE_SERVER
   idforge::cli::add_serve_command(app);
 #endif
+#ifdef IDFORGE_HAVE_TICKET
+  idforge::cli::add_seq_command(app);
+  idforge::cli::add_ticket_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
