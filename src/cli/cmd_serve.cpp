@@ -15,6 +15,12 @@
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/snowflake_generator.hpp"
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+#include <filesystem>
+
+#include "idforge/coord/lease.hpp"
+#include "idforge/server/lease_binding.hpp"
+#endif
 
 namespace idforge::cli {
 namespace {
@@ -31,14 +37,10 @@ void run_serve(const ServeArgs& a) {
   for (const auto& [k, v] : a.flags) server::apply_setting(config, k, v);
 
   const Layout layout = layout_from_option(config.layout);
-  // A fixed node ID until the lease layer provides one; node 0 is the embedded default
-  // for a single instance.
-  const std::uint64_t node = layout.check_node(config.node.value_or(0));
   // Waiting threads sleep rather than spin: under load other requests keep the sequence
   // busy meanwhile, and a spinning waiter would take a core from them (and from clients on
   // the same machine).
   SystemClock clock(WaitMode::sleep);
-  SnowflakeGenerator gen(layout, node, clock);
 
   // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which asks the
   // server to stop: in-flight requests finish, then run() returns.
@@ -49,9 +51,37 @@ void run_serve(const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   server::Server srv(config);
-  server::add_snowflake_kind(srv, gen);
+  std::unique_ptr<SnowflakeGenerator> fixed;
+  std::string node_text;
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  std::unique_ptr<server::LeaseBinding> binding;
+  if (!config.node) {
+    // The embedded default: a file lock per node ID under the data folder, so instances on
+    // one host never share a node ID and a restart starts above the last issued time.
+    std::string url = config.lease_store;
+    if (url.empty()) {
+      const auto dir = std::filesystem::path(config.data) / "leases";
+      std::filesystem::create_directories(dir);
+      url = "file:" + dir.string();
+    }
+    SnowflakePolicy policy;
+    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url, clock), layout, clock, policy);
+    binding = std::make_unique<server::LeaseBinding>(srv, *leased);
+    node_text = fmt::format("node {} leased from {}", leased->node(), url);
+  }
+#else
+  if (!config.lease_store.empty())
+    throw CommandFailure{"lease-store='" + config.lease_store + "': this build has no lease support (idforge::coord); use --node"};
+#endif
+  if (node_text.empty()) {
+    // A fixed node ID: the operator guarantees no other process uses it.
+    fixed = std::make_unique<SnowflakeGenerator>(layout, layout.check_node(config.node.value_or(0)), clock);
+    server::add_snowflake_kind(srv, *fixed);
+    node_text = fmt::format("fixed node {}", fixed->node());
+  }
   srv.bind();
-  srv.readiness()->set_ready();
+  if (fixed) srv.readiness()->set_ready();
 
   std::atomic<bool> done{false};
   std::atomic<int> got_signal{0};
@@ -69,11 +99,16 @@ void run_serve(const ServeArgs& a) {
 
   fmt::print("idforge serve: listening on {}\n", srv.url());
   std::fflush(stdout);
-  fmt::print(stderr, "idforge serve: layout {}, node {}, {}; stop with Ctrl-C\n", layout.name(), node,
+  fmt::print(stderr, "idforge serve: layout {}, {}, {}; stop with Ctrl-C\n", layout.name(), node_text,
              srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root());
   srv.run();
   done = true;
   waiter.join();
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  // Requests are finished: hand the node ID back with the exact last issued time.
+  binding.reset();
+  if (leased) leased->release();
+#endif
   if (got_signal) fmt::print(stderr, "idforge serve: stopped by {}\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
 }
 

@@ -20,6 +20,10 @@ void add_seq_command(CLI::App& app);
 /// `idforge ticket init|next|resize` (ticket servers)
 void add_ticket_command(CLI::App& app);
 #endif
+#ifdef IDFORGE_HAVE_COORD
+/// `idforge lease acquire|list` (built with idforge::coord)
+void add_lease_command(CLI::App& app);
+#endif
 /// `idforge serve` (only when built with the server)
 void add_serve_command(CLI::App& app);
 

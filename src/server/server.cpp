@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "connection.hpp"
 #include "idforge/error.hpp"
@@ -340,10 +341,26 @@ int Server::bind() {
 
 void Server::run() {
   if (!impl_->bound) bind();
+  {
+    std::lock_guard lock(impl_->run_mu);
+    if (impl_->stop_requested) return;
+    impl_->run_entered = true;
+  }
   impl_->http.listen_after_bind();
+  impl_->run_done = true;
 }
 
-void Server::stop() noexcept { impl_->http.stop(); }
+void Server::stop() noexcept {
+  Impl& o = *impl_;
+  {
+    std::lock_guard lock(o.run_mu);
+    o.stop_requested = true;
+    if (!o.run_entered) return;  // run() will not start listening
+  }
+  // run() is entering listen: wait the few microseconds until httplib marks it running.
+  while (!o.http.is_running() && !o.run_done) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  o.http.stop();
+}
 
 std::string default_web_root() {
   for (const char* dir : {IDFORGE_SOURCE_WEB_DIR, IDFORGE_INSTALL_WEB_DIR}) {

@@ -3,7 +3,9 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,11 @@ struct Server::Impl {
   HttpServer http{*this};
   int port = 0;
   bool bound = false;
+  // stop() may come before run() has started listening (a signal right after start-up);
+  // httplib's stop() ignores a server not yet running, so the two meet here.
+  std::mutex run_mu;
+  bool stop_requested = false, run_entered = false;
+  std::atomic<bool> run_done{false};
   // Route numbers beyond the router's: files under the web root, and requests that never
   // reached routing (malformed, timed out).
   std::size_t static_route = 0, no_route = 0;

@@ -15,14 +15,18 @@ void append(std::string& out, fmt::format_string<T...> format, T&&... args) {
 }  // namespace
 
 void add_snowflake_kind(Server& server, SnowflakeGenerator& gen) {
+  add_snowflake_kind(server, gen, [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
+}
+
+void add_snowflake_kind(Server& server, SnowflakeGenerator& gen, std::function<void(std::span<Snowflake>)> fill) {
   Kind k;
   k.name = "snowflake";
   k.description = "64-bit time-ordered ID, layout " + gen.layout().name() + ", node " + std::to_string(gen.node());
   k.needs = server.readiness();
-  k.generate = [&gen](std::size_t count, IdBatch& out) {
+  k.generate = [fill = std::move(fill)](std::size_t count, IdBatch& out) {
     thread_local std::vector<Snowflake> buf;
     buf.resize(count);
-    gen.next_batch(buf);
+    fill(buf);
     out.numbers.reserve(out.numbers.size() + count);
     for (const Snowflake s : buf) out.numbers.push_back(s.value());
   };

@@ -12,12 +12,15 @@
 
 namespace idforge::test {
 
-LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::Server&)> customize, bool ready) {
+LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::Server&)> customize, bool ready,
+                       bool fixed) {
   config.port = 0;
   if (config.access_log == "-") config.access_log = "off";
-  gen_ = std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
   server_ = std::make_unique<server::Server>(config);
-  server::add_snowflake_kind(*server_, *gen_);
+  if (fixed) {
+    gen_ = std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
+    server::add_snowflake_kind(*server_, *gen_);
+  }
   if (customize) customize(*server_);
   server_->bind();
   if (ready) server_->readiness()->set_ready();

@@ -17,9 +17,10 @@ namespace idforge::test {
 class LiveServer {
  public:
   /// Starts a server with config (port forced to 0, access log off unless set) after
-  /// letting customize register more; ready = the readiness flag starts set.
+  /// letting customize register more; ready = the readiness flag starts set; fixed = serve
+  /// snowflakes from a generator with a fixed node (config.node, default 1).
   explicit LiveServer(server::ServerConfig config = {}, std::function<void(server::Server&)> customize = {},
-                      bool ready = true);
+                      bool ready = true, bool fixed = true);
   ~LiveServer();
   server::Server& server() { return *server_; }
   int port() const { return server_->port(); }

@@ -72,6 +72,36 @@ TEST(ServeBinary, PrintsUrlServesAndStopsOnSigterm) {
   ::close(c.out);
 }
 
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+TEST(ServeBinary, DefaultLeasesANodeUnderTheDataFolderAndReleasesIt) {
+  const std::string data = ::testing::TempDir() + "/idforge_serve_data";
+  Child c = spawn({"serve", "--port", "0", "--access-log", "off", "--data", data});
+  std::string line;
+  char ch;
+  while (::read(c.out, &ch, 1) == 1 && ch != '\n') line += ch;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(line, m, std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)"))) << line;
+  httplib::Client cli("127.0.0.1", std::stoi(m[1]));
+  auto ready = cli.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200);
+  auto metrics = cli.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("idforge_lease_held 1\n"), std::string::npos);
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(c.pid, 10), 0);
+  ::close(c.out);
+  // Released: a second server gets the same (lowest free) node ID at once.
+  Child again = spawn({"serve", "--port", "0", "--access-log", "off", "--data", data});
+  line.clear();
+  while (::read(again.out, &ch, 1) == 1 && ch != '\n') line += ch;
+  EXPECT_NE(line.find("listening on"), std::string::npos);
+  ::kill(again.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(again.pid, 10), 0);
+  ::close(again.out);
+}
+#endif
+
 TEST(ServeBinary, RefusesToBindBeyondLoopbackWithoutToken) {
   Child c = spawn({"serve", "--bind", "0.0.0.0", "--port", "0"});
   EXPECT_EQ(wait_exit(c.pid, 10), 1);
