@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the main job: `idforge serve` with the
-# embedded defaults (127.0.0.1:8080, Twitter layout, data under .data/). It prints its URL
+# embedded defaults (127.0.0.1:8080, Twitter layout, node ID leased under .data/leases). It prints its URL
 # once listening; Ctrl-C stops it. Extra arguments go to `idforge serve` (--port 0, ...).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
