@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
+#include "idforge/server/text_kinds.hpp"
 #include "idforge/snowflake_generator.hpp"
 #ifdef IDFORGE_SERVER_HAVE_LEASE
 #include <filesystem>
@@ -80,6 +81,7 @@ void run_serve(const ServeArgs& a) {
     server::add_snowflake_kind(srv, *fixed);
     node_text = fmt::format("fixed node {}", fixed->node());
   }
+  server::add_text_kinds(srv);
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 

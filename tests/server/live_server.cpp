@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "idforge/server/snowflake_kind.hpp"
+#include "idforge/server/text_kinds.hpp"
 
 namespace idforge::test {
 
@@ -21,6 +22,7 @@ LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::S
     gen_ = std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
     server::add_snowflake_kind(*server_, *gen_);
   }
+  server::add_text_kinds(*server_);
   if (customize) customize(*server_);
   server_->bind();
   if (ready) server_->readiness()->set_ready();
