@@ -38,7 +38,7 @@ rows=()
 row() { rows+=("| $1 | $conns | $2 | $3 | $4 | $5 |"); }
 
 # --- idforge serve ------------------------------------------------------------------
-"$idf" serve --port 0 --access-log off --max-connections 1024 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+"$idf" serve --port 0 --access-log off --max-connections 1024 --data "$tmp/data" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 serve_pid=$!
 url=""
 for _ in $(seq 100); do

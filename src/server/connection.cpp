@@ -16,6 +16,8 @@ namespace idforge::server::detail {
 namespace {
 
 thread_local bool tl_rejecting = false;
+// Buffered response bytes are sent once this many are waiting (and at the end of each response).
+constexpr std::size_t kFlushAt = 64 * 1024;
 
 // poll() for one event, retrying on EINTR; >0 ready, 0 timeout, <0 error.
 int wait_for(int fd, short events, int timeout_ms) noexcept {
@@ -50,16 +52,20 @@ std::int64_t steady_ns() noexcept {
 }
 
 ssize_t ConnectionStream::fill(int timeout_ms) {
-  if (wait_for(fd_, POLLIN, timeout_ms) <= 0) return -1;
   if (off_ == buf_.size()) {
     buf_.clear();
     off_ = 0;
   }
   const std::size_t old = buf_.size();
   buf_.resize(old + 16384);
+  // Try first, wait only if nothing is there: one syscall in the common case.
   ssize_t n;
-  do n = ::recv(fd_, buf_.data() + old, 16384, 0);
+  do n = ::recv(fd_, buf_.data() + old, 16384, MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_for(fd_, POLLIN, timeout_ms) > 0) {
+    do n = ::recv(fd_, buf_.data() + old, 16384, MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+  }
   buf_.resize(old + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
   return n;
 }
@@ -102,10 +108,16 @@ bool ConnectionStream::is_readable() const {
   return off_ < buf_.size() || wait_for(fd_, POLLIN, read_timeout_ms_) > 0;
 }
 
-bool ConnectionStream::is_writable() const { return wait_for(fd_, POLLOUT, write_timeout_ms_) > 0; }
+bool ConnectionStream::is_writable() const {
+  return out_.size() < kFlushAt || wait_for(fd_, POLLOUT, write_timeout_ms_) > 0;
+}
 
 ssize_t ConnectionStream::read(char* ptr, size_t size) {
-  if (off_ == buf_.size() && fill(read_timeout_ms_) <= 0) return -1;
+  if (off_ == buf_.size()) {
+    // The client may be waiting for what we wrote (100-continue) before it sends more.
+    if (!out_.empty() && !flush()) return -1;
+    if (fill(read_timeout_ms_) <= 0) return -1;
+  }
   const std::size_t n = std::min(size, buf_.size() - off_);
   std::memcpy(ptr, buf_.data() + off_, n);
   off_ += n;
@@ -113,25 +125,47 @@ ssize_t ConnectionStream::read(char* ptr, size_t size) {
 }
 
 ssize_t ConnectionStream::write(const char* ptr, size_t size) {
-  for (;;) {
-    const ssize_t n = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n >= 0) return n;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
-    if (wait_for(fd_, POLLOUT, write_timeout_ms_) <= 0) return -1;
+  out_.append(ptr, size);
+  if (out_.size() >= kFlushAt && !flush()) return -1;
+  return static_cast<ssize_t>(size);
+}
+
+bool ConnectionStream::flush() {
+  std::size_t done = 0;
+  while (done < out_.size()) {
+    const ssize_t n = ::send(fd_, out_.data() + done, out_.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || wait_for(fd_, POLLOUT, write_timeout_ms_) <= 0) {
+      out_.clear();
+      return false;
+    }
   }
+  out_.clear();
+  return true;
 }
 
 void ConnectionStream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) address_of(ss, ip, port);
+  if (remote_port_ < 0) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) address_of(ss, remote_ip_, remote_port_);
+  }
+  ip = remote_ip_;
+  port = remote_port_;
 }
 
 void ConnectionStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) address_of(ss, ip, port);
+  if (local_port_ < 0) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) address_of(ss, local_ip_, local_port_);
+  }
+  ip = local_ip_;
+  port = local_port_;
 }
 
 void reject_socket(int fd, int status, const std::string& body) noexcept {

@@ -30,6 +30,10 @@ class ConnectionStream final : public httplib::Stream {
   /// stop() is polled every 50 ms while idle.
   Head wait_for_head(int idle_ms, int head_ms, std::size_t max_head, const std::function<bool()>& stop);
 
+  /// Sends what write() buffered; false if the client does not take it within the write
+  /// timeout. Responses are buffered so head and body leave in one send().
+  bool flush();
+
   bool is_readable() const override;
   bool is_writable() const override;
   ssize_t read(char* ptr, size_t size) override;
@@ -39,12 +43,17 @@ class ConnectionStream final : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
  private:
-  // Reads what is available into buf_ after waiting up to timeout_ms; <=0 on close/error/timeout.
+  // Reads what is available into buf_, waiting up to timeout_ms if nothing is; <=0 on
+  // close/error/timeout.
   ssize_t fill(int timeout_ms);
   int fd_;
   int read_timeout_ms_, write_timeout_ms_;
   std::string buf_;
   std::size_t off_ = 0;
+  std::string out_;  // written, not yet sent
+  // The addresses do not change for the life of a connection; httplib asks on every request.
+  mutable std::string remote_ip_, local_ip_;
+  mutable int remote_port_ = -1, local_port_ = -1;
 };
 
 /// Writes a complete HTTP response (status, problem+json body, Connection: close) without

@@ -124,10 +124,11 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
       break;
     }
     detail::RequestState& st = detail::request_state();
-    st = detail::RequestState{detail::steady_ns(), o.no_route, false};
+    st = detail::RequestState{&strm, detail::steady_ns(), o.no_route, false};
     bool connection_closed = false;
     const bool last = stopping() || served + 1 == kMaxRequestsPerConnection;
-    ret = process_request(strm, last, connection_closed, nullptr);
+    ret = process_request(strm, last, connection_closed, nullptr) && strm.flush();
+    st.stream = nullptr;
     if (!ret || connection_closed || st.close || last) break;
   }
   if (!closed_by_reject) {
@@ -226,6 +227,8 @@ void Server::Impl::log_and_count(const httplib::Request& req, const httplib::Res
   // A request that failed before routing (malformed, URI too long) leaves the stream in an
   // unknown place: close rather than parse the rest as another request.
   if (st.route == no_route && res.status >= 400) st.close = true;
+  // The response is complete in the stream's buffer: send it, then take the time.
+  if (st.stream) st.stream->flush();
   const std::int64_t took = detail::steady_ns() - st.start_ns;
   metrics->record_request(st.route, res.status, took);
   if (!access_log->enabled()) return;

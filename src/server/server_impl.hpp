@@ -66,7 +66,9 @@ struct Server::Impl {
 namespace detail {
 /// Per-thread state of the request being served (the connection loop and httplib's
 /// callbacks run on the same thread).
+class ConnectionStream;
 struct RequestState {
+  ConnectionStream* stream = nullptr;  ///< flushed before the latency is taken
   std::int64_t start_ns = 0;
   std::size_t route = 0;
   bool close = false;  ///< close the connection after this response
