@@ -12,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/server/sequence_routes.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
@@ -86,6 +87,13 @@ void run_serve(const ServeArgs& a) {
     node_text = fmt::format("fixed node {}", fixed->node());
   }
   server::add_text_kinds(srv);
+#ifdef IDFORGE_SERVER_HAVE_SEQUENCES
+  std::shared_ptr<void> sequences;
+  if (!config.sequence_store.empty()) sequences = server::add_sequence_routes(srv, config.sequence_store);
+#else
+  if (!config.sequence_store.empty())
+    throw CommandFailure{"sequence-store='" + config.sequence_store + "': this build has no sequences (idforge::ticket)"};
+#endif
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 
