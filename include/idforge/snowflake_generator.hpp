@@ -1,10 +1,11 @@
-// SnowflakeGenerator: a lock-free, thread-safe Snowflake generator.
+// SnowflakeGenerator: a lock-free, thread-safe Snowflake generator, and
+// LocalSnowflakeGenerator, the same generator for one thread (no atomic instructions).
 //
-// State is one 64-bit atomic word, the "stamp" = tick << S | sequence (S = sequence bits).
-// Every ID the generator returns comes from a successful compare-and-swap that moves the
-// stamp strictly upwards, so no two calls (on any thread) ever get the same stamp, and
-// stamp order is ID order. What the next stamp is, given the last one and the clock, is
-// the pure function SnowflakeGenerator::advance(); next() only adds the clock and the CAS.
+// State is one 64-bit word, the "stamp" = tick << S | sequence (S = sequence bits). Every
+// ID comes from a stamp that one call alone claimed (an atomic add or compare-and-swap in
+// the shared generator), and the stamp only moves up, so no two calls on any thread get the
+// same stamp, and stamp order is ID order. What the next stamp is, given the last one and
+// the clock, is the pure function advance(); next() adds the clock and the claim.
 //
 // Clock going back: the generator keeps its last tick. If the clock reads behind it by at
 // most policy.max_backward_wait_ms, it waits for the clock to catch up; beyond that it
@@ -51,7 +52,40 @@ struct SnowflakeStats {
   std::int64_t max_ahead_ms = 0;      ///< furthest ahead of the clock borrowing has run
 };
 
-class SnowflakeGenerator {
+namespace detail {
+// The stamp word: atomic for the shared generator, a plain integer for the local one.
+template <bool Shared>
+struct StampCell {
+  std::atomic<std::uint64_t> v{0};
+  std::uint64_t load() const noexcept { return v.load(std::memory_order_relaxed); }
+  void store(std::uint64_t x) noexcept { v.store(x, std::memory_order_relaxed); }
+  std::uint64_t fetch_add_one() noexcept { return v.fetch_add(1, std::memory_order_relaxed); }
+  bool cas_weak(std::uint64_t& expected, std::uint64_t desired) noexcept {
+    return v.compare_exchange_weak(expected, desired, std::memory_order_relaxed);
+  }
+  bool cas_strong(std::uint64_t& expected, std::uint64_t desired) noexcept {
+    return v.compare_exchange_strong(expected, desired, std::memory_order_relaxed);
+  }
+};
+template <>
+struct StampCell<false> {
+  std::uint64_t v = 0;
+  std::uint64_t load() const noexcept { return v; }
+  void store(std::uint64_t x) noexcept { v = x; }
+  std::uint64_t fetch_add_one() noexcept { return v++; }
+  bool cas_weak(std::uint64_t& expected, std::uint64_t desired) noexcept { return cas_strong(expected, desired); }
+  bool cas_strong(std::uint64_t& expected, std::uint64_t desired) noexcept {
+    if (v != expected) return expected = v, false;
+    v = desired;
+    return true;
+  }
+};
+}  // namespace detail
+
+/// The generator; use the aliases SnowflakeGenerator (shared by threads) and
+/// LocalSnowflakeGenerator (one thread only, about 5 ns cheaper per ID).
+template <bool Shared>
+class BasicSnowflakeGenerator {
  public:
   /// The outcome of one step of the state machine (see advance()).
   struct Step {
@@ -77,16 +111,16 @@ class SnowflakeGenerator {
 
   /// Validates node against the layout (errc::node_out_of_range) and the layout's epoch
   /// against the clock (errc::epoch_in_future). The clock must outlive the generator.
-  SnowflakeGenerator(const Layout& layout, std::uint64_t node, Clock& clock,
+  BasicSnowflakeGenerator(const Layout& layout, std::uint64_t node, Clock& clock,
                      const SnowflakePolicy& policy = {});
   /// With the process-wide SystemClock.
-  SnowflakeGenerator(const Layout& layout, std::uint64_t node, const SnowflakePolicy& policy = {});
+  BasicSnowflakeGenerator(const Layout& layout, std::uint64_t node, const SnowflakePolicy& policy = {});
 
   // A copy would issue the same IDs as the original: not copyable, not movable.
-  SnowflakeGenerator(const SnowflakeGenerator&) = delete;
-  SnowflakeGenerator& operator=(const SnowflakeGenerator&) = delete;
+  BasicSnowflakeGenerator(const BasicSnowflakeGenerator&) = delete;
+  BasicSnowflakeGenerator& operator=(const BasicSnowflakeGenerator&) = delete;
 
-  /// The next ID. Thread-safe, lock-free, allocation-free. May wait (bounded) as described
+  /// The next ID. Lock-free and allocation-free; thread-safe in SnowflakeGenerator only. May wait (bounded) as described
   /// above; throws ClockBackwardsError, or Error with errc::forked / fenced /
   /// clock_before_epoch / time_exhausted, and then issues nothing.
   Snowflake next();
@@ -121,6 +155,8 @@ class SnowflakeGenerator {
 
  private:
   std::int64_t tick_of(std::int64_t unix_ns) const noexcept;
+  // The system clock is read inline; any other clock through its virtual now_ns().
+  std::int64_t read_clock() const noexcept { return system_clock_ ? realtime_ns() : clock_->now_ns(); }
   std::int64_t ns_of_tick(std::int64_t tick) const noexcept;
   struct Refusal {
     Step step{};
@@ -131,6 +167,7 @@ class SnowflakeGenerator {
     return ((stamp >> S) << layout_.time_shift()) | node_bits_shifted_ |
            ((stamp & ((std::uint64_t{1} << S) - 1)) << layout_.sequence_shift());
   }
+  Snowflake next_by_cas();
   std::size_t fill(std::span<Snowflake> out, std::error_code& error, Refusal& refusal) noexcept;
   // Waits if the step says so and returns true; false for a refusal.
   bool wait_for(const Step& step) noexcept;
@@ -138,12 +175,16 @@ class SnowflakeGenerator {
   std::error_code refusal_code(const Step& step) noexcept;
   [[noreturn]] void throw_refusal(const Step& step, std::int64_t now_ns) const;
   void note_ahead(std::uint64_t stamp, std::int64_t now_tick) noexcept;
+  bool must_check(std::int64_t now_ns) const noexcept;
+  Step recheck(std::uint64_t last, std::int64_t& now_ns, std::int64_t& now_tick) const noexcept;
   std::error_code check_process_and_fence(std::int64_t now_ns) const noexcept;
   [[noreturn]] void throw_code(std::error_code ec, std::int64_t now_ns) const;
 
   Layout layout_;
   SnowflakePolicy policy_;
   Clock* clock_;
+  bool system_clock_;
+  bool claim_by_add_;
   Limits limits_;
   std::uint64_t node_;
   std::uint64_t node_bits_shifted_;  // node << node_shift, or'ed into every ID
@@ -152,7 +193,7 @@ class SnowflakeGenerator {
   double inv_tick_ns_;  // 1 / tick_ns_: a multiply instead of a 64-bit divide (see tick_of)
   std::uint64_t fork_epoch_;
   std::atomic<std::int64_t> fence_ns_{std::numeric_limits<std::int64_t>::max()};
-  alignas(64) std::atomic<std::uint64_t> stamp_;
+  alignas(64) detail::StampCell<Shared> stamp_;
   alignas(64) mutable std::atomic<std::uint64_t> exhausted_waits_{0}, backward_waits_{0},
       backward_refusals_{0};
   mutable std::atomic<std::int64_t> max_ahead_ticks_{0};
@@ -161,9 +202,9 @@ class SnowflakeGenerator {
 // ---------------------------------------------------------------------------------------
 // The pure transition
 
-constexpr SnowflakeGenerator::Step SnowflakeGenerator::advance(std::uint64_t last,
-                                                               std::int64_t now_tick,
-                                                               const Limits& lim) noexcept {
+template <bool Shared>
+constexpr typename BasicSnowflakeGenerator<Shared>::Step BasicSnowflakeGenerator<Shared>::advance(
+    std::uint64_t last, std::int64_t now_tick, const Limits& lim) noexcept {
   using Kind = Step::Kind;
   const int S = lim.sequence_bits;
   const auto last_tick = static_cast<std::int64_t>(last >> S);
@@ -178,5 +219,13 @@ constexpr SnowflakeGenerator::Step SnowflakeGenerator::advance(std::uint64_t las
     return {Kind::refuse_backwards, 0, 0, behind};
   return {Kind::wait, 0, cand_tick - lim.borrow_ticks, behind};
 }
+
+/// Shared by any number of threads: one atomic word, lock-free.
+using SnowflakeGenerator = BasicSnowflakeGenerator<true>;
+/// For one thread at a time (or behind the caller's own lock): no atomic instructions.
+using LocalSnowflakeGenerator = BasicSnowflakeGenerator<false>;
+
+extern template class BasicSnowflakeGenerator<true>;
+extern template class BasicSnowflakeGenerator<false>;
 
 }  // namespace idforge

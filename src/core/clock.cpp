@@ -27,11 +27,7 @@ void sleep_until(std::int64_t unix_ns) noexcept {
 
 }  // namespace
 
-std::int64_t SystemClock::now_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+std::int64_t SystemClock::now_ns() noexcept { return realtime_ns(); }
 
 void SystemClock::wait_until_ns(std::int64_t unix_ns) noexcept {
   std::int64_t now = now_ns();

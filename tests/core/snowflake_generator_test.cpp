@@ -31,6 +31,23 @@ class CountingClock final : public Clock {
   ManualClock& inner_;
 };
 
+// Replays a script of readings, then keeps returning the last one: models a thread that
+// read the clock, was preempted, and claims after other threads moved the state on.
+class ScriptedClock final : public Clock {
+ public:
+  explicit ScriptedClock(std::vector<std::int64_t> readings) : readings_(std::move(readings)) {}
+  std::int64_t now_ns() noexcept override {
+    const std::int64_t v = readings_[std::min(next_, readings_.size() - 1)];
+    ++next_;
+    return v;
+  }
+  void wait_until_ns(std::int64_t) noexcept override {}
+
+ private:
+  std::vector<std::int64_t> readings_;
+  std::size_t next_ = 0;
+};
+
 SnowflakeParts parts(Snowflake id) { return decompose(kTwitter, id); }
 
 // --- the pure transition -------------------------------------------------------------
@@ -80,11 +97,16 @@ TEST(SnowflakeAdvance, LastTickOfTheTimeFieldIsTheEnd) {
   EXPECT_EQ(SnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
 }
 
-// --- the generator with a manual clock ----------------------------------------------
+// --- both variants with a manual clock ---------------------------------------------
 
-TEST(SnowflakeGenerator, FirstIdCarriesClockNodeAndSequenceZero) {
+template <typename G>
+class SnowflakeGeneratorBoth : public ::testing::Test {};
+using Variants = ::testing::Types<SnowflakeGenerator, LocalSnowflakeGenerator>;
+TYPED_TEST_SUITE(SnowflakeGeneratorBoth, Variants);
+
+TYPED_TEST(SnowflakeGeneratorBoth, FirstIdCarriesClockNodeAndSequenceZero) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 37, clock);
+  TypeParam gen(kTwitter, 37, clock);
   const SnowflakeParts p = parts(gen.next());
   EXPECT_EQ(p.unix_ms, kStartMs);
   EXPECT_EQ(p.node, 37u);
@@ -92,9 +114,9 @@ TEST(SnowflakeGenerator, FirstIdCarriesClockNodeAndSequenceZero) {
   EXPECT_EQ(gen.last_unix_ms(), kStartMs);
 }
 
-TEST(SnowflakeGenerator, The4097thIdInOneMillisecondWaitsForTheNext) {
+TYPED_TEST(SnowflakeGeneratorBoth, The4097thIdInOneMillisecondWaitsForTheNext) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  TypeParam gen(kTwitter, 1, clock);
   Snowflake prev{};
   for (int i = 0; i < 4096; ++i) {
     const Snowflake id = gen.next();
@@ -110,9 +132,9 @@ TEST(SnowflakeGenerator, The4097thIdInOneMillisecondWaitsForTheNext) {
   EXPECT_EQ(gen.stats().exhausted_waits, 1u);
 }
 
-TEST(SnowflakeGenerator, ClockBackThreeMsWaitsAndKeepsTheSequence) {
+TYPED_TEST(SnowflakeGeneratorBoth, ClockBackThreeMsWaitsAndKeepsTheSequence) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);  // default wait bound: 5 ms
+  TypeParam gen(kTwitter, 1, clock);  // default wait bound: 5 ms
   gen.next();
   const Snowflake before = gen.next();
   clock.advance_ms(-3);
@@ -124,9 +146,9 @@ TEST(SnowflakeGenerator, ClockBackThreeMsWaitsAndKeepsTheSequence) {
   EXPECT_EQ(gen.stats().backward_waits, 1u);
 }
 
-TEST(SnowflakeGenerator, ClockBackTenSecondsRefusesWithTypedErrorAndIssuesNothing) {
+TYPED_TEST(SnowflakeGeneratorBoth, ClockBackTenSecondsRefusesWithTypedErrorAndIssuesNothing) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  TypeParam gen(kTwitter, 1, clock);
   const Snowflake before = gen.next();
   clock.advance_ms(-10'000);
   try {
@@ -144,17 +166,29 @@ TEST(SnowflakeGenerator, ClockBackTenSecondsRefusesWithTypedErrorAndIssuesNothin
   EXPECT_GT(gen.next(), before);
 }
 
-TEST(SnowflakeGenerator, RefusePolicyRefusesEvenOneMillisecondBack) {
+TYPED_TEST(SnowflakeGeneratorBoth, AStaleReadingIsReadAgainBeforeRefusing) {
+  // Readings: construction, first ID at T+8, then a stale T (read before a preemption)
+  // followed by the true T+8 on the re-read.
+  const std::int64_t t = kStartMs * kMs;
+  ScriptedClock clock({t + 8 * kMs, t + 8 * kMs, t, t + 8 * kMs});
+  TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 5});
+  const Snowflake first = gen.next();
+  const Snowflake second = gen.next();  // must not throw "8 ms behind"
+  EXPECT_GT(second, first);
+  EXPECT_EQ(parts(second).unix_ms, kStartMs + 8);
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, RefusePolicyRefusesEvenOneMillisecondBack) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   gen.next();
   clock.advance_ms(-1);
   EXPECT_THROW(gen.next(), ClockBackwardsError);
 }
 
-TEST(SnowflakeGenerator, BorrowingRunsAheadWithinItsBoundAndReportsIt) {
+TYPED_TEST(SnowflakeGeneratorBoth, BorrowingRunsAheadWithinItsBoundAndReportsIt) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_borrow_ms = 2});
+  TypeParam gen(kTwitter, 1, clock, {.max_borrow_ms = 2});
   std::vector<Snowflake> ids(3 * 4096);
   gen.next_batch(ids);
   EXPECT_EQ(clock.waited_ns(), 0);
@@ -166,10 +200,10 @@ TEST(SnowflakeGenerator, BorrowingRunsAheadWithinItsBoundAndReportsIt) {
   EXPECT_EQ(clock.waited_ns(), 1 * kMs);
 }
 
-TEST(SnowflakeGenerator, BatchReadsTheClockOncePerTick) {
+TYPED_TEST(SnowflakeGeneratorBoth, BatchReadsTheClockOncePerTick) {
   ManualClock manual(kStartMs * kMs);
   CountingClock clock(manual);
-  SnowflakeGenerator gen(kTwitter, 3, clock);
+  TypeParam gen(kTwitter, 3, clock);
   const int reads_at_start = clock.reads;
   std::vector<Snowflake> ids(10'000);
   gen.next_batch(ids);
@@ -180,9 +214,9 @@ TEST(SnowflakeGenerator, BatchReadsTheClockOncePerTick) {
   EXPECT_EQ(parts(ids.back()).sequence, 10'000u - 2 * 4096 - 1);
 }
 
-TEST(SnowflakeGenerator, BatchStopsAtARefusalAndReportsWhatItWrote) {
+TYPED_TEST(SnowflakeGeneratorBoth, BatchStopsAtARefusalAndReportsWhatItWrote) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 3, clock, {.max_backward_wait_ms = 0});
+  TypeParam gen(kTwitter, 3, clock, {.max_backward_wait_ms = 0});
   gen.next();
   clock.advance_ms(-1);
   std::vector<Snowflake> ids(5);
@@ -192,23 +226,23 @@ TEST(SnowflakeGenerator, BatchStopsAtARefusalAndReportsWhatItWrote) {
   EXPECT_THROW(gen.next_batch(ids), ClockBackwardsError);
 }
 
-TEST(SnowflakeGenerator, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
+TYPED_TEST(SnowflakeGeneratorBoth, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});
+  TypeParam gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});
   const SnowflakeParts p = parts(gen.next());
   EXPECT_EQ(p.unix_ms, kStartMs + 5);  // strictly after the mark's millisecond
   EXPECT_EQ(clock.waited_ns(), 5 * kMs);
 }
 
-TEST(SnowflakeGenerator, HighWaterMarkFarAheadOfTheClockRefuses) {
+TYPED_TEST(SnowflakeGeneratorBoth, HighWaterMarkFarAheadOfTheClockRefuses) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 10'000});
+  TypeParam gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 10'000});
   EXPECT_THROW(gen.next(), ClockBackwardsError);
 }
 
-TEST(SnowflakeGenerator, FenceStopsIssuingAtTheDeadline) {
+TYPED_TEST(SnowflakeGeneratorBoth, FenceStopsIssuingAtTheDeadline) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  TypeParam gen(kTwitter, 1, clock);
   gen.set_fence_unix_ms(kStartMs + 1);
   gen.next();
   clock.advance_ms(1);
@@ -222,19 +256,19 @@ TEST(SnowflakeGenerator, FenceStopsIssuingAtTheDeadline) {
   EXPECT_NO_THROW(gen.next());
 }
 
-TEST(SnowflakeGenerator, EpochAfterTheClockIsRefusedAtConstruction) {
+TYPED_TEST(SnowflakeGeneratorBoth, EpochAfterTheClockIsRefusedAtConstruction) {
   ManualClock clock(kTwitter.epoch_ms() * kMs - 1);
   try {
-    SnowflakeGenerator gen(kTwitter, 1, clock);
+    TypeParam gen(kTwitter, 1, clock);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::epoch_in_future);
   }
 }
 
-TEST(SnowflakeGenerator, ClockBeforeEpochLaterIsRefused) {
+TYPED_TEST(SnowflakeGeneratorBoth, ClockBeforeEpochLaterIsRefused) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   clock.set_ms(kTwitter.epoch_ms() - 1);
   try {
     gen.next();
@@ -244,15 +278,15 @@ TEST(SnowflakeGenerator, ClockBeforeEpochLaterIsRefused) {
   }
 }
 
-TEST(SnowflakeGenerator, NodeOutOfRangeIsRefusedAtConstruction) {
+TYPED_TEST(SnowflakeGeneratorBoth, NodeOutOfRangeIsRefusedAtConstruction) {
   ManualClock clock(kStartMs * kMs);
-  EXPECT_THROW(SnowflakeGenerator(kTwitter, 1024, clock), Error);
+  EXPECT_THROW(TypeParam(kTwitter, 1024, clock), Error);
 }
 
-TEST(SnowflakeGenerator, TimeFieldRunsOutWithATypedError) {
+TYPED_TEST(SnowflakeGeneratorBoth, TimeFieldRunsOutWithATypedError) {
   const Layout tiny = Layout::make({"tiny", 20, 0, 31, 12, 1, 0, FieldOrder::time_node_sequence, true}, kStartMs);
   ManualClock clock(((1 << 20) - 1) * kMs);
-  SnowflakeGenerator gen(tiny, 0, clock);
+  TypeParam gen(tiny, 0, clock);
   std::vector<Snowflake> ids(4096);
   gen.next_batch(ids);
   try {
@@ -263,9 +297,9 @@ TEST(SnowflakeGenerator, TimeFieldRunsOutWithATypedError) {
   }
 }
 
-TEST(SnowflakeGenerator, SonyflakeTicksAreTenMilliseconds) {
+TYPED_TEST(SnowflakeGeneratorBoth, SonyflakeTicksAreTenMilliseconds) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(presets::sonyflake(), 65535, clock);
+  TypeParam gen(presets::sonyflake(), 65535, clock);
   std::vector<Snowflake> ids(257);
   gen.next_batch(ids);
   EXPECT_EQ(clock.waited_ns(), 10 * kMs);
@@ -275,9 +309,9 @@ TEST(SnowflakeGenerator, SonyflakeTicksAreTenMilliseconds) {
   EXPECT_EQ(p.unix_ms, kStartMs + 10);
 }
 
-TEST(SnowflakeGenerator, ChildProcessRefusesUntilRebound) {
+TYPED_TEST(SnowflakeGeneratorBoth, ChildProcessRefusesUntilRebound) {
   ManualClock clock(kStartMs * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  TypeParam gen(kTwitter, 1, clock);
   gen.next();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
