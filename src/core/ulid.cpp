@@ -27,22 +27,24 @@ constexpr Base32Values make_values() {
 }
 constexpr Base32Values kValues = make_values();
 
-// Writes the n low 5-bit groups of v, most significant first.
-inline void encode_groups(std::uint64_t v, int n, char* out) noexcept {
-  for (int i = n - 1; i >= 0; --i) {
-    out[i] = kAlphabet[v & 31];
-    v >>= 5;
-  }
+// Writes the N low 5-bit groups of v, most significant first. Every character is its own
+// shift and lookup (no chain through v), so the CPU works on all of them at once.
+template <int N>
+inline void encode_groups(std::uint64_t v, char* out) noexcept {
+  for (int i = 0; i < N; ++i) out[i] = kAlphabet[(v >> (5 * (N - 1 - i))) & 31];
 }
 
-// Reads n characters as 5-bit groups; the OR of all lookups goes to bad.
-inline std::uint64_t decode_groups(const char* p, int n, std::uint8_t& bad) noexcept {
+// Reads N characters as 5-bit groups; the OR of all lookups goes to bad.
+template <int N>
+inline std::uint64_t decode_groups(const char* p, std::uint8_t& bad) noexcept {
   std::uint64_t v = 0;
-  for (int i = 0; i < n; ++i) {
+  std::uint8_t b = 0;
+  for (int i = 0; i < N; ++i) {
     const std::uint8_t d = kValues.v[static_cast<unsigned char>(p[i])];
-    bad |= d;
-    v = (v << 5) | (d & 31);
+    b |= d;
+    v |= static_cast<std::uint64_t>(d & 31) << (5 * (N - 1 - i));
   }
+  bad |= b;
   return v;
 }
 
@@ -56,9 +58,9 @@ UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
   std::uint8_t bad = 0;
   // 10 characters of time (50 bits, of which the top 2 must be zero), then 2 x 8 characters
   // of 40 random bits each.
-  const std::uint64_t time = decode_groups(p, 10, bad);
-  const std::uint64_t r_hi = decode_groups(p + 10, 8, bad);
-  const std::uint64_t r_lo = decode_groups(p + 18, 8, bad);
+  const std::uint64_t time = decode_groups<10>(p, bad);
+  const std::uint64_t r_hi = decode_groups<8>(p + 10, bad);
+  const std::uint64_t r_lo = decode_groups<8>(p + 18, bad);
   if (bad & 0x80) [[unlikely]] {
     for (std::size_t i = 0; i < Ulid::kTextSize; ++i) {
       const std::uint8_t d = kValues.v[static_cast<unsigned char>(p[i])];
@@ -86,9 +88,9 @@ std::optional<Ulid> Ulid::try_parse(std::string_view text) noexcept {
 
 char* Ulid::to_chars(char* out) const noexcept {
   const std::uint64_t h = high(), l = low();
-  encode_groups(h >> 16, 10, out);                                  // 48-bit time
-  encode_groups(((h & 0xFFFF) << 24) | (l >> 40), 8, out + 10);     // random bits 79..40
-  encode_groups(l & 0xFF'FFFF'FFFFull, 8, out + 18);                // random bits 39..0
+  encode_groups<10>(h >> 16, out);                                  // 48-bit time
+  encode_groups<8>(((h & 0xFFFF) << 24) | (l >> 40), out + 10);     // random bits 79..40
+  encode_groups<8>(l & 0xFF'FFFF'FFFFull, out + 18);                // random bits 39..0
   return out + kTextSize;
 }
 
