@@ -26,6 +26,8 @@ enum class errc {
   lease_error,            ///< a node-ID lease could not be acquired, renewed or kept
   store_unreachable,      ///< a coordinator or database did not answer
   invalid_argument,       ///< any other argument that breaks a stated rule
+  not_found,              ///< a named sequence, ticket set or record does not exist
+  already_exists,         ///< a named sequence or ticket set exists and must not be replaced
 };
 
 /// The std::error_category of idforge::errc.

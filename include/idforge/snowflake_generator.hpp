@@ -205,7 +205,7 @@ class BasicSnowflakeGenerator {
 template <bool Shared>
 constexpr typename BasicSnowflakeGenerator<Shared>::Step BasicSnowflakeGenerator<Shared>::advance(
     std::uint64_t last, std::int64_t now_tick, const Limits& lim) noexcept {
-  using Kind = Step::Kind;
+  using Kind = typename Step::Kind;
   const int S = lim.sequence_bits;
   const auto last_tick = static_cast<std::int64_t>(last >> S);
   const std::uint64_t floor = static_cast<std::uint64_t>(now_tick) << S;

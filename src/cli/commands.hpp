@@ -20,5 +20,11 @@ void add_inspect_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+#ifdef IDFORGE_HAVE_TICKET
+/// `idforge seq next|create|stats` (segment sequences)
+void add_seq_command(CLI::App& app);
+/// `idforge ticket init|next|resize` (ticket servers)
+void add_ticket_command(CLI::App& app);
+#endif
 
 }  // namespace idforge::cli

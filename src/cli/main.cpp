@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   idforge::cli::add_inspect_command(app);
   idforge::cli::add_convert_command(app);
   idforge::cli::add_layout_command(app);
+#ifdef IDFORGE_HAVE_TICKET
+  idforge::cli::add_seq_command(app);
+  idforge::cli::add_ticket_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -23,6 +23,8 @@ class Category final : public std::error_category {
       case errc::lease_error: return "lease error";
       case errc::store_unreachable: return "store unreachable";
       case errc::invalid_argument: return "invalid argument";
+      case errc::not_found: return "not found";
+      case errc::already_exists: return "already exists";
     }
     return "unknown idforge error " + std::to_string(ev);
   }

@@ -1,0 +1,59 @@
+// Segment (hi/lo) storage: a table of (name, next value, step). A client takes a block of
+// values [first, first + count) with one atomic step on the database and hands the block
+// out from memory. The database only ever moves next_value up, so a block, once taken, is
+// never given to anyone else: a block a client abandons (crash, shutdown) leaves a gap and
+// is never reused.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace idforge::ticket {
+
+/// A block of values [first, first + count), owned by whoever took it.
+struct SegmentBlock {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+
+/// One row of the segment table, as `idforge seq stats` shows it.
+struct SegmentRow {
+  std::string name;
+  std::int64_t next_value = 0;  ///< the first value no block has covered yet
+  std::int64_t step = 0;        ///< the default block size
+  std::int64_t blocks = 0;      ///< blocks taken so far
+  std::int64_t abandoned = 0;   ///< values clients reported as lost in abandoned blocks
+};
+
+/// Where segments live. One instance holds one connection and is not thread-safe; the
+/// atomicity that matters (two clients never get the same block) is the database's.
+class SegmentStore {
+ public:
+  virtual ~SegmentStore() = default;
+  /// Creates sequence name starting at start with default block size step (> 0).
+  /// errc::already_exists if it exists, errc::invalid_argument for a bad name or step.
+  virtual void create(std::string_view name, std::int64_t start, std::int64_t step) = 0;
+  /// Takes the next block of count values (0: the sequence's step) in one atomic step.
+  /// errc::not_found if the sequence does not exist, errc::store_unreachable if the
+  /// database does not answer (then the block may or may not be taken: a gap, never a reuse).
+  virtual SegmentBlock take(std::string_view name, std::int64_t count) = 0;
+  /// Adds lost values to the sequence's abandoned counter (bookkeeping only).
+  virtual void report_abandoned(std::string_view name, std::int64_t lost) = 0;
+  /// Every sequence, by name.
+  virtual std::vector<SegmentRow> stats() = 0;
+  /// The store's URL with any password hidden.
+  virtual std::string describe() const = 0;
+};
+
+/// Opens the store a URL names (sqlite:PATH or postgres://...); creates the table if missing.
+/// MariaDB URLs are refused here with a message pointing at the supported stores.
+std::unique_ptr<SegmentStore> open_segment_store(std::string_view url);
+
+/// Largest block a store hands out in one step (keeps next_value far from overflow and
+/// fits the client's 38-bit offset field).
+inline constexpr std::int64_t kMaxSegmentStep = std::int64_t{1} << 36;
+
+}  // namespace idforge::ticket

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS_PER_TARGET]  (default 10; the long run is 600)
+# Builds every libFuzzer target with clang, ASan and UBSan into build-fuzz/ and runs each
+# for the given time on a copy of its committed seed corpus (fuzz/corpus/NAME). Fails on
+# the first crash, leak, sanitizer report or broken round trip.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-10}"
+build="$root/build-fuzz"
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DIDFORGE_BUILD_FUZZERS=ON -DIDFORGE_BUILD_TESTS=OFF -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF \
+    -DIDFORGE_INSTALL=OFF -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+fi
+cmake --build "$build" -j "${IDFORGE_JOBS:-$(nproc)}"
+fail=0
+for bin in "$build"/fuzz/*_fuzz; do
+  name="$(basename "$bin" _fuzz)"
+  work="$build/corpus/$name"
+  mkdir -p "$work" "$build/artifacts"
+  [ -d "$root/fuzz/corpus/$name" ] && cp -n "$root/fuzz/corpus/$name"/* "$work"/ 2>/dev/null || true
+  if "$bin" "$work" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$build/artifacts/$name-" \
+      >"$build/$name.log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$name.log" | grep -o '[0-9]*$' || echo 0)
+    echo "fuzz: $name ok, $runs inputs in ${seconds}s"
+  else
+    echo "fuzz: $name FAILED"; tail -30 "$build/$name.log"; fail=1
+  fi
+done
+exit "$fail"

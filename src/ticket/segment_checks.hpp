@@ -1,0 +1,17 @@
+// Argument rules shared by every SegmentStore, so each backend words its errors the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace idforge::ticket::detail {
+
+/// errc::invalid_argument unless step is 1..kMaxSegmentStep and start is >= 0.
+void check_segment_args(std::string_view name, std::int64_t start, std::int64_t step);
+/// errc::invalid_argument unless count is 0 (the stored step) or 1..kMaxSegmentStep.
+void check_take_count(std::string_view name, std::int64_t count);
+/// Throws errc::not_found: the sequence does not exist in the store.
+[[noreturn]] void throw_missing(std::string_view name, const std::string& store);
+
+}  // namespace idforge::ticket::detail

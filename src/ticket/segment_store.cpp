@@ -1,0 +1,57 @@
+#include "idforge/ticket/segment_store.hpp"
+
+#include <string>
+
+#include "idforge/error.hpp"
+#include "idforge/ticket/store_url.hpp"
+#include "pg_segment_store.hpp"
+#include "segment_checks.hpp"
+#include "sqlite_segment_store.hpp"
+
+namespace idforge::ticket {
+namespace detail {
+
+void check_segment_args(std::string_view name, std::int64_t start, std::int64_t step) {
+  if (step <= 0 || step > kMaxSegmentStep)
+    throw Error(errc::invalid_argument,
+                "step " + std::to_string(step) + " for sequence '" + std::string(name) +
+                    "' is out of range: it must be 1.." + std::to_string(kMaxSegmentStep));
+  if (start < 0)
+    throw Error(errc::invalid_argument, "start " + std::to_string(start) + " for sequence '" +
+                                            std::string(name) +
+                                            "' is negative: sequences count up from 0 or more");
+}
+
+void check_take_count(std::string_view name, std::int64_t count) {
+  if (count < 0 || count > kMaxSegmentStep)
+    throw Error(errc::invalid_argument,
+                "block size " + std::to_string(count) + " for sequence '" + std::string(name) +
+                    "' is out of range: it must be 1.." + std::to_string(kMaxSegmentStep) +
+                    " (or 0 for its step)");
+}
+
+void throw_missing(std::string_view name, const std::string& store) {
+  throw Error(errc::not_found, "sequence '" + std::string(name) + "' does not exist in " + store +
+                                   ": create it with `idforge seq create " + std::string(name) +
+                                   "`");
+}
+
+}  // namespace detail
+
+std::unique_ptr<SegmentStore> open_segment_store(std::string_view url) {
+  const StoreUrl u = parse_store_url(url);
+  switch (u.kind) {
+    case StoreKind::sqlite:
+      return std::make_unique<detail::SqliteSegmentStore>(u.path);
+    case StoreKind::postgres:
+      return std::make_unique<detail::PgSegmentStore>(u.url);
+    case StoreKind::mariadb:
+      break;
+  }
+  throw Error(errc::invalid_argument,
+              "store '" + redact_url(url) +
+                  "' is MariaDB: segments live in SQLite (sqlite:PATH) or PostgreSQL "
+                  "(postgres://...); MariaDB serves ticket servers");
+}
+
+}  // namespace idforge::ticket

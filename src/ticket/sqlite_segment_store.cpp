@@ -1,0 +1,173 @@
+#include "sqlite_segment_store.hpp"
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "idforge/error.hpp"
+#include "idforge/ticket/sequence_name.hpp"
+#include "segment_checks.hpp"
+
+namespace idforge::ticket::detail {
+namespace {
+
+using Stmt = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
+
+// Writers wait this long for another process's transaction before giving up.
+constexpr int kBusyTimeoutMs = 30'000;
+
+}  // namespace
+
+SqliteSegmentStore::SqliteSegmentStore(std::string path) : path_(std::move(path)) {
+  const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec)
+    throw Error(errc::store_unreachable, "SQLite store " + describe() +
+                                             " is unreachable: cannot create folder '" +
+                                             parent.string() + "': " + ec.message());
+  if (sqlite3_open_v2(path_.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(errc::store_unreachable, "SQLite store " + describe() + " is unreachable: " + msg);
+  }
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  try {
+    // WAL lets readers (seq stats) run beside a writer; writers still take turns.
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec(
+        "CREATE TABLE IF NOT EXISTS idforge_segments ("
+        " name TEXT PRIMARY KEY,"
+        " next_value INTEGER NOT NULL,"
+        " step INTEGER NOT NULL CHECK (step > 0),"
+        " blocks INTEGER NOT NULL DEFAULT 0,"
+        " abandoned INTEGER NOT NULL DEFAULT 0)");
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+SqliteSegmentStore::~SqliteSegmentStore() {
+  sqlite3_close(db_);
+}
+
+std::string SqliteSegmentStore::describe() const {
+  return "sqlite:" + path_;
+}
+
+void SqliteSegmentStore::fail(const std::string& doing) {
+  const int code = sqlite3_errcode(db_);
+  const std::string msg = sqlite3_errmsg(db_);
+  const errc e = (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_CANTOPEN ||
+                  code == SQLITE_IOERR || code == SQLITE_READONLY || code == SQLITE_NOTADB ||
+                  code == SQLITE_CORRUPT)
+                     ? errc::store_unreachable
+                     : errc::invalid_argument;
+  if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  throw Error(e, "SQLite store " + describe() + ": " + doing + " failed: " + msg);
+}
+
+void SqliteSegmentStore::exec(const char* sql) {
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK)
+    fail(std::string("'") + sql + "'");
+}
+
+void SqliteSegmentStore::create(std::string_view name, std::int64_t start, std::int64_t step) {
+  check_sequence_name(name);
+  check_segment_args(name, start, step);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(
+          db_, "INSERT INTO idforge_segments (name, next_value, step) VALUES (?1, ?2, ?3)", -1,
+          &raw, nullptr) != SQLITE_OK)
+    fail("preparing create");
+  Stmt st(raw, &sqlite3_finalize);
+  sqlite3_bind_text(raw, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(raw, 2, start);
+  sqlite3_bind_int64(raw, 3, step);
+  const int rc = sqlite3_step(raw);
+  if (rc == SQLITE_CONSTRAINT)
+    throw Error(errc::already_exists,
+                "sequence '" + std::string(name) + "' already exists in " + describe());
+  if (rc != SQLITE_DONE) fail("creating sequence '" + std::string(name) + "'");
+}
+
+SegmentBlock SqliteSegmentStore::take(std::string_view name, std::int64_t count) {
+  check_take_count(name, count);
+  // BEGIN IMMEDIATE takes the write lock before the read, so the read-then-update below is
+  // one step as far as any other process is concerned.
+  exec("BEGIN IMMEDIATE");
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT next_value, step FROM idforge_segments WHERE name = ?1", -1,
+                         &raw, nullptr) != SQLITE_OK)
+    fail("preparing take");
+  Stmt sel(raw, &sqlite3_finalize);
+  sqlite3_bind_text(raw, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(raw);
+  if (rc == SQLITE_DONE) {
+    exec("ROLLBACK");
+    throw_missing(name, describe());
+  }
+  if (rc != SQLITE_ROW) fail("reading sequence '" + std::string(name) + "'");
+  const std::int64_t first = sqlite3_column_int64(raw, 0);
+  const std::int64_t n = count > 0 ? count : sqlite3_column_int64(raw, 1);
+  sel.reset();
+  if (first > std::numeric_limits<std::int64_t>::max() - n) {
+    exec("ROLLBACK");
+    throw Error(errc::counter_exhausted,
+                "sequence '" + std::string(name) + "' in " + describe() +
+                    " cannot grow by another block without passing 2^63-1");
+  }
+  raw = nullptr;
+  if (sqlite3_prepare_v2(
+          db_, "UPDATE idforge_segments SET next_value = ?2, blocks = blocks + 1 WHERE name = ?1",
+          -1, &raw, nullptr) != SQLITE_OK)
+    fail("preparing take");
+  Stmt upd(raw, &sqlite3_finalize);
+  sqlite3_bind_text(raw, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(raw, 2, first + n);
+  if (sqlite3_step(raw) != SQLITE_DONE) fail("taking a block of '" + std::string(name) + "'");
+  upd.reset();
+  exec("COMMIT");
+  return {first, n};
+}
+
+void SqliteSegmentStore::report_abandoned(std::string_view name, std::int64_t lost) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_,
+                         "UPDATE idforge_segments SET abandoned = abandoned + ?2 WHERE name = ?1",
+                         -1, &raw, nullptr) != SQLITE_OK)
+    fail("preparing report");
+  Stmt st(raw, &sqlite3_finalize);
+  sqlite3_bind_text(raw, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(raw, 2, lost);
+  if (sqlite3_step(raw) != SQLITE_DONE)
+    fail("reporting abandoned values of '" + std::string(name) + "'");
+}
+
+std::vector<SegmentRow> SqliteSegmentStore::stats() {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(
+          db_,
+          "SELECT name, next_value, step, blocks, abandoned FROM idforge_segments ORDER BY name",
+          -1, &raw, nullptr) != SQLITE_OK)
+    fail("preparing stats");
+  Stmt st(raw, &sqlite3_finalize);
+  std::vector<SegmentRow> rows;
+  int rc;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW)
+    rows.push_back({reinterpret_cast<const char*>(sqlite3_column_text(raw, 0)),
+                    sqlite3_column_int64(raw, 1), sqlite3_column_int64(raw, 2),
+                    sqlite3_column_int64(raw, 3), sqlite3_column_int64(raw, 4)});
+  if (rc != SQLITE_DONE) fail("reading stats");
+  return rows;
+}
+
+}  // namespace idforge::ticket::detail

@@ -1,0 +1,79 @@
+#include "test_support.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace idforge::test {
+
+std::optional<std::string> service_var(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  return std::string(v);
+}
+
+bool services_required() {
+  const char* v = std::getenv("IDFORGE_REQUIRE_SERVICES");
+  return v && std::string(v) == "1";
+}
+
+std::string unique_name(const std::string& prefix) {
+  static std::atomic<int> n{0};
+  return prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(n.fetch_add(1));
+}
+
+std::vector<std::string> split_urls(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string u; std::getline(in, u, ',');)
+    if (!u.empty()) out.push_back(u);
+  return out;
+}
+
+std::string temp_dir() {
+  char tmpl[] = "/tmp/idforge-ticket-test-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  return tmpl;
+}
+
+Child spawn(const std::string& path, const std::vector<std::string>& args) {
+  int p[2];
+  if (pipe(p) != 0) throw std::runtime_error("pipe failed");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+  posix_spawn_file_actions_addclose(&fa, p[0]);
+  std::vector<std::string> argv_s{path};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  Child c;
+  if (posix_spawn(&c.pid, path.c_str(), &fa, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("cannot start " + path);
+  posix_spawn_file_actions_destroy(&fa);
+  close(p[1]);
+  c.out_fd = p[0];
+  return c;
+}
+
+std::pair<int, std::string> finish(Child& c) {
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = read(c.out_fd, buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
+  close(c.out_fd);
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return {code, out};
+}
+
+}  // namespace idforge::test

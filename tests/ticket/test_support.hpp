@@ -1,0 +1,44 @@
+// Shared pieces of the ticket tests: where the servers are, unique names, child processes.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace idforge::test {
+
+/// The variable's value, or nullopt. Tests that need it use IDFORGE_NEED_SERVICE.
+std::optional<std::string> service_var(const char* name);
+/// True when scripts/test.sh runs us: a missing server is then a failure, not a skip.
+bool services_required();
+/// A sequence/ticket-set name unique to this process and call: tests share servers.
+std::string unique_name(const std::string& prefix);
+/// The URLs of a comma-separated list.
+std::vector<std::string> split_urls(const std::string& list);
+/// A fresh temporary folder.
+std::string temp_dir();
+
+/// A started child process with its stdout on a pipe.
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+};
+/// Starts path with args (argv[0] = path), stdout to a pipe, stderr inherited.
+Child spawn(const std::string& path, const std::vector<std::string>& args);
+/// Reads the child's stdout to the end and waits; returns {exit status, output}.
+std::pair<int, std::string> finish(Child& c);
+
+}  // namespace idforge::test
+
+// Binds var to the service variable, or fails (under scripts/test.sh) / skips the test.
+#define IDFORGE_NEED_SERVICE(var, name)                                                         \
+  const std::optional<std::string> var##_opt = ::idforge::test::service_var(name);              \
+  if (!var##_opt) {                                                                             \
+    if (::idforge::test::services_required()) FAIL() << name " is not set: start the services"; \
+    GTEST_SKIP() << name " is not set (scripts/services.sh start)";                             \
+  }                                                                                             \
+  const std::string var = *var##_opt
