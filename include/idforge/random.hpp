@@ -35,10 +35,10 @@ struct RandomStream {
   static constexpr std::size_t kKeyBytes = 32;
   alignas(64) unsigned char block[kKeyBytes + kRandomBufferBytes];  // [key for next | output]
   unsigned char key[kKeyBytes];
-  std::uint32_t avail;      // unread output bytes, at the end of block
-  std::uint64_t epoch;      // fork_epoch() when this stream was seeded
-  std::uint64_t since_seed; // keystream bytes made since the last seeding
-  std::uint64_t seeds;      // times this thread's stream was seeded
+  std::uint32_t avail;       // unread output bytes, at the end of block
+  std::uint64_t epoch;       // fork_epoch() when this stream was seeded
+  std::uint64_t since_seed;  // keystream bytes made since the last seeding
+  std::uint64_t seeds;       // times this thread's stream was seeded
   bool seeded;
 };
 
@@ -53,14 +53,17 @@ void random_fill_slow(void* out, std::size_t n) noexcept;
 /// Fills [out, out + n) with bytes from the calling thread's CSPRNG stream. Never fails:
 /// if the OS cannot provide a seed at all, the process aborts rather than issue guessable IDs.
 inline void random_fill(void* out, std::size_t n) noexcept {
-  detail::RandomStream& s = detail::t_random_stream;
+  // The stream is named directly rather than bound to a reference: GCC 12 at -O1 with
+  // -fsanitize=undefined spills such a reference and then reports it as null.
+  using detail::t_random_stream;
   // The first test folds away for constant n and keeps the compiler from seeing an
   // out-of-bounds copy on a path that large requests never take.
-  if (n <= kRandomBufferBytes && n <= s.avail && s.epoch == detail::fork_epoch()) [[likely]] {
-    unsigned char* p = s.block + sizeof(s.block) - s.avail;
+  if (n <= kRandomBufferBytes && n <= t_random_stream.avail &&
+      t_random_stream.epoch == detail::fork_epoch()) [[likely]] {
+    unsigned char* p = t_random_stream.block + sizeof(t_random_stream.block) - t_random_stream.avail;
     std::memcpy(out, p, n);
     std::memset(p, 0, n);  // wipe what was handed out (forward secrecy)
-    s.avail -= static_cast<std::uint32_t>(n);
+    t_random_stream.avail -= static_cast<std::uint32_t>(n);
     return;
   }
   detail::random_fill_slow(out, n);

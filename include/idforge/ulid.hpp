@@ -65,7 +65,9 @@ class Ulid {
   /// The 48-bit time in Unix ms.
   constexpr std::uint64_t unix_ms() const noexcept { return high() >> 16; }
   /// The top 16 bits of the 80-bit random part.
-  constexpr std::uint16_t random_high() const noexcept { return static_cast<std::uint16_t>(high()); }
+  constexpr std::uint16_t random_high() const noexcept {
+    return static_cast<std::uint16_t>(high());
+  }
   /// The low 64 bits of the random part.
   constexpr std::uint64_t random_low() const noexcept { return low(); }
   /// The same 16 bytes as a Uuid.

@@ -44,15 +44,17 @@ struct UlidStamp {
   };
 
   /// Milliseconds of a ULID's value.
-  static constexpr std::uint64_t unix_ms(u128 v) noexcept { return static_cast<std::uint64_t>(v >> 80); }
+  static constexpr std::uint64_t unix_ms(u128 v) noexcept {
+    return static_cast<std::uint64_t>(v >> 80);
+  }
   /// Whether the next ULID starts a new millisecond (and so needs fresh random bits).
   static constexpr bool starts_new_ms(u128 last, std::uint64_t now_ms, bool fresh) noexcept {
     return now_ms > unix_ms(last) || fresh || last == 0;
   }
   /// The next n ULIDs after last, given the clock in Unix ms (negative reads count as 0)
   /// and 80 random bits (used when a new millisecond starts). fresh: inherited via fork().
-  static constexpr Reservation reserve(u128 last, std::int64_t now_ms, u128 random,
-                                       std::uint64_t n, bool fresh) noexcept {
+  static constexpr Reservation reserve(u128 last, std::int64_t now_ms, u128 random, std::uint64_t n,
+                                       bool fresh) noexcept {
     const std::uint64_t now = now_ms < 0 ? 0 : static_cast<std::uint64_t>(now_ms);
     const std::uint64_t last_ms = unix_ms(last);
     u128 first;

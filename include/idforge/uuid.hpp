@@ -116,8 +116,10 @@ class Uuid {
 
  private:
   static constexpr std::uint64_t to_big_endian(std::uint64_t v) noexcept {
-    if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(v);
-    else return v;
+    if constexpr (std::endian::native == std::endian::little)
+      return __builtin_bswap64(v);
+    else
+      return v;
   }
   constexpr std::uint64_t load_be(int at) const noexcept {
     return to_big_endian(std::bit_cast<std::array<std::uint64_t, 2>>(bytes_)[at / 8]);

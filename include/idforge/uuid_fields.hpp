@@ -58,7 +58,8 @@ constexpr Uuid compose_v4(std::uint64_t random_high, std::uint64_t random_low) n
 }
 
 /// A version 7 UUID from its fields; unix_ms keeps its low 48 bits, rand_a 12, rand_b 62.
-constexpr Uuid compose_v7(std::uint64_t unix_ms, std::uint16_t rand_a, std::uint64_t rand_b) noexcept {
+constexpr Uuid compose_v7(std::uint64_t unix_ms, std::uint16_t rand_a,
+                          std::uint64_t rand_b) noexcept {
   return with_version((unix_ms << 16) | (rand_a & 0xFFFu), rand_b, 7);
 }
 

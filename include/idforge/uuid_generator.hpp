@@ -95,7 +95,8 @@ struct UuidV7Stamp {
   }
   /// Packs a stamp and 32 random bits into a v7 UUID.
   static constexpr Uuid compose(u128 stamp, std::uint32_t random) noexcept {
-    const auto counter = static_cast<std::uint64_t>(stamp) & ((std::uint64_t{1} << kCounterBits) - 1);
+    const auto counter =
+        static_cast<std::uint64_t>(stamp) & ((std::uint64_t{1} << kCounterBits) - 1);
     const auto rand_a = static_cast<std::uint16_t>(counter >> kCounterInRandB);
     const std::uint64_t rand_b =
         ((counter & ((std::uint64_t{1} << kCounterInRandB) - 1)) << 32) | random;
@@ -104,8 +105,8 @@ struct UuidV7Stamp {
   /// The stamp a v7 UUID made by this scheme carries (inverse of compose, minus the random).
   static constexpr u128 stamp_of(const Uuid& u) noexcept {
     const UuidV7Fields f = decompose_v7(u);
-    const std::uint64_t counter =
-        (static_cast<std::uint64_t>(f.rand_a) << kCounterInRandB) | ((f.rand_b >> 32) & ((1u << kCounterInRandB) - 1));
+    const std::uint64_t counter = (static_cast<std::uint64_t>(f.rand_a) << kCounterInRandB) |
+                                  ((f.rand_b >> 32) & ((1u << kCounterInRandB) - 1));
     return (static_cast<u128>(f.unix_ms) << kCounterBits) | counter;
   }
 };

@@ -61,12 +61,15 @@ void run(Kind kind, const GenArgs& a) {
     if (kind == Kind::ulid) {
       ulid.next_batch(std::span(ulids.data(), n));
       for (std::size_t i = 0; i < n; ++i)
-        append(out, ulids[i].to_uuid(), text, static_cast<std::size_t>(ulids[i].to_chars(text) - text),
-               a.format, true, ulids[i].unix_ms());
+        append(out, ulids[i].to_uuid(), text,
+               static_cast<std::size_t>(ulids[i].to_chars(text) - text), a.format, true,
+               ulids[i].unix_ms());
     } else {
       const std::span<Uuid> batch(uuids.data(), n);
-      if (kind == Kind::uuid7) v7.next_batch(batch);
-      else uuid_v4_batch(batch);
+      if (kind == Kind::uuid7)
+        v7.next_batch(batch);
+      else
+        uuid_v4_batch(batch);
       for (const Uuid& u : batch)
         append(out, u, text, static_cast<std::size_t>(u.to_chars(text) - text), a.format,
                kind == Kind::uuid7, decompose_v7(u).unix_ms);
@@ -90,9 +93,11 @@ void add(CLI::App& gen, const char* name, const char* help, Kind kind) {
 }  // namespace
 
 void add_gen_uuid(CLI::App& gen) {
-  add(gen, "uuid7", "RFC 9562 UUIDv7: time-ordered, strictly increasing, 42-bit counter", Kind::uuid7);
+  add(gen, "uuid7", "RFC 9562 UUIDv7: time-ordered, strictly increasing, 42-bit counter",
+      Kind::uuid7);
   add(gen, "uuid4", "RFC 9562 UUIDv4: 122 random bits from the CSPRNG", Kind::uuid4);
-  add(gen, "ulid", "ULID: 48-bit ms time + 80 random bits, monotonic, Crockford base32", Kind::ulid);
+  add(gen, "ulid", "ULID: 48-bit ms time + 80 random bits, monotonic, Crockford base32",
+      Kind::ulid);
 }
 
 }  // namespace idforge::cli

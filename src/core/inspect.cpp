@@ -62,7 +62,9 @@ namespace {
 // digits, hex at most 16 (+ 0x), base32 13, base62 11.
 bool looks_like_uuid(std::string_view s) {
   switch (s.size()) {
-    case 32: return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+    case 32:
+      return std::all_of(s.begin(), s.end(),
+                         [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
     case 36: return s[8] == '-' || s[13] == '-';
     case 38: return s.front() == '{';
     case 45: return s[3] == ':' && s[8] == ':';
@@ -71,7 +73,9 @@ bool looks_like_uuid(std::string_view s) {
 }
 
 bool looks_like_ulid(std::string_view s) {
-  return s.size() == 26 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  return s.size() == 26 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0;
+         });
 }
 
 // TypeID: something, then '_', then 26 characters; no other kind has an underscore.

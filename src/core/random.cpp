@@ -41,8 +41,10 @@ void os_random(unsigned char* out, std::size_t n) noexcept {
   if (fd < 0) die("getrandom() failed and /dev/urandom cannot be opened");
   while (got < n) {
     const ssize_t r = ::read(fd, out + got, n - got);
-    if (r > 0) got += static_cast<std::size_t>(r);
-    else if (!(r < 0 && errno == EINTR)) die("reading /dev/urandom failed");
+    if (r > 0)
+      got += static_cast<std::size_t>(r);
+    else if (!(r < 0 && errno == EINTR))
+      die("reading /dev/urandom failed");
   }
   ::close(fd);
 }
@@ -101,8 +103,12 @@ void random_fill_slow(void* out, std::size_t n) noexcept {
 
 }  // namespace detail
 
-void random_reseed() noexcept { detail::seed(detail::t_random_stream); }
+void random_reseed() noexcept {
+  detail::seed(detail::t_random_stream);
+}
 
-std::uint64_t random_seed_count() noexcept { return detail::t_random_stream.seeds; }
+std::uint64_t random_seed_count() noexcept {
+  return detail::t_random_stream.seeds;
+}
 
 }  // namespace idforge

@@ -18,7 +18,8 @@ constexpr Base32Values make_values() {
   for (int i = 0; i < 32; ++i) {
     const char c = kAlphabet[i];
     t.v[static_cast<unsigned char>(c)] = static_cast<std::uint8_t>(i);
-    if (c >= 'A' && c <= 'Z') t.v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<std::uint8_t>(i);
+    if (c >= 'A' && c <= 'Z')
+      t.v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<std::uint8_t>(i);
   }
   t.v['I'] = t.v['i'] = t.v['L'] = t.v['l'] = 1;
   t.v['O'] = t.v['o'] = 0;
@@ -88,9 +89,9 @@ std::optional<Ulid> Ulid::try_parse(std::string_view text) noexcept {
 
 char* Ulid::to_chars(char* out) const noexcept {
   const std::uint64_t h = high(), l = low();
-  encode_groups<10>(h >> 16, out);                                  // 48-bit time
-  encode_groups<8>(((h & 0xFFFF) << 24) | (l >> 40), out + 10);     // random bits 79..40
-  encode_groups<8>(l & 0xFF'FFFF'FFFFull, out + 18);                // random bits 39..0
+  encode_groups<10>(h >> 16, out);                               // 48-bit time
+  encode_groups<8>(((h & 0xFFFF) << 24) | (l >> 40), out + 10);  // random bits 79..40
+  encode_groups<8>(l & 0xFF'FFFF'FFFFull, out + 18);             // random bits 39..0
   return out + kTextSize;
 }
 

@@ -27,11 +27,12 @@ UlidStamp::u128 random80() noexcept {
     throw Error(errc::time_exhausted,
                 "ULID: the 48-bit millisecond field is exhausted (it ends in the year 10889)");
   const auto ms = static_cast<std::int64_t>(UlidStamp::unix_ms(last));
-  throw Error(errc::counter_exhausted,
-              "ULID: the 80-bit random part cannot take " + std::to_string(n) +
-                  " more increment(s) inside millisecond " + std::to_string(ms) + " (" +
-                  format_iso8601_ms(ms) + "); the spec forbids wrapping, so nothing was issued; "
-                  "the next millisecond starts afresh");
+  throw Error(errc::counter_exhausted, "ULID: the 80-bit random part cannot take " +
+                                           std::to_string(n) +
+                                           " more increment(s) inside millisecond " +
+                                           std::to_string(ms) + " (" + format_iso8601_ms(ms) +
+                                           "); the spec forbids wrapping, so nothing was issued; "
+                                           "the next millisecond starts afresh");
 }
 
 }  // namespace
@@ -58,7 +59,9 @@ UlidStamp::Reservation UlidGenerator::take(std::uint64_t n) {
   return r;
 }
 
-Ulid UlidGenerator::next() { return UlidStamp::to_ulid(take(1).first); }
+Ulid UlidGenerator::next() {
+  return UlidStamp::to_ulid(take(1).first);
+}
 
 void UlidGenerator::next_batch(std::span<Ulid> out) {
   while (!out.empty()) {
@@ -109,7 +112,9 @@ UlidStamp::Reservation SharedUlidGenerator::take(std::uint64_t n) {
   }
 }
 
-Ulid SharedUlidGenerator::next() { return UlidStamp::to_ulid(take(1).first); }
+Ulid SharedUlidGenerator::next() {
+  return UlidStamp::to_ulid(take(1).first);
+}
 
 void SharedUlidGenerator::next_batch(std::span<Ulid> out) {
   while (!out.empty()) {

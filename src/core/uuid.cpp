@@ -74,7 +74,8 @@ inline int hex16(__m128i c, __m128i& nibbles) noexcept {
   const __m128i is_alpha = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
                                          _mm_cmplt_epi8(lower, _mm_set1_epi8('f' + 1)));
   // '0'-'9' -> low nibble; 'a'-'f' -> low nibble (1-6) + 9.
-  nibbles = _mm_add_epi8(_mm_and_si128(c, _mm_set1_epi8(0x0F)), _mm_and_si128(is_alpha, _mm_set1_epi8(9)));
+  nibbles = _mm_add_epi8(_mm_and_si128(c, _mm_set1_epi8(0x0F)),
+                         _mm_and_si128(is_alpha, _mm_set1_epi8(9)));
   return ~_mm_movemask_epi8(_mm_or_si128(is_digit, is_alpha)) & 0xFFFF;
 }
 
@@ -84,13 +85,17 @@ inline bool hex32(__m128i c0, __m128i c1, std::uint8_t* out) noexcept {
   const int bad = hex16(c0, n0) | hex16(c1, n1);
   // Each 16-bit lane holds (first digit, second digit); make it first << 4 | second.
   const __m128i lo_mask = _mm_set1_epi16(0x000F);
-  const __m128i b0 = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(n0, lo_mask), 4), _mm_srli_epi16(n0, 8));
-  const __m128i b1 = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(n1, lo_mask), 4), _mm_srli_epi16(n1, 8));
+  const __m128i b0 =
+      _mm_or_si128(_mm_slli_epi16(_mm_and_si128(n0, lo_mask), 4), _mm_srli_epi16(n0, 8));
+  const __m128i b1 =
+      _mm_or_si128(_mm_slli_epi16(_mm_and_si128(n1, lo_mask), 4), _mm_srli_epi16(n1, 8));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(b0, b1));
   return bad == 0;
 }
 
-inline __m128i load16(const char* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline __m128i load16(const char* p) noexcept {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
 
 // Byte masks selecting lanes [from, to): constants the compiler folds into the code.
 template <int From, int To>
@@ -101,11 +106,13 @@ inline __m128i lanes() noexcept {
 }
 #endif
 
-inline bool is_hex(char c) noexcept { return kHexValues.v[static_cast<unsigned char>(c)] < 16; }
+inline bool is_hex(char c) noexcept {
+  return kHexValues.v[static_cast<unsigned char>(c)] < 16;
+}
 
 // The canonical 36 characters starting at text[at]; positions in errors count from text[0].
 [[gnu::always_inline]] inline UuidParseStatus parse_canonical(std::string_view text, std::size_t at,
-                                                          Uuid::Bytes& b) noexcept {
+                                                              Uuid::Bytes& b) noexcept {
   const char* p = text.data() + at;
   if (((p[8] ^ '-') | (p[13] ^ '-') | (p[18] ^ '-') | (p[23] ^ '-')) != 0) [[unlikely]] {
     for (std::size_t h : kHyphens)
@@ -114,11 +121,11 @@ inline bool is_hex(char c) noexcept { return kHexValues.v[static_cast<unsigned c
 #if defined(__SSE2__)
   // Gather the 32 digits with overlapping loads: digits 0-15 are text 0-7, 9-12, 14-17;
   // digits 16-31 are text 19-22, 24-35. No load reaches past text[35].
-  const __m128i d0 = _mm_or_si128(
-      _mm_or_si128(_mm_and_si128(load16(p), lanes<0, 8>()), _mm_and_si128(load16(p + 1), lanes<8, 12>())),
-      _mm_and_si128(load16(p + 2), lanes<12, 16>()));
-  const __m128i d1 =
-      _mm_or_si128(_mm_and_si128(load16(p + 19), lanes<0, 4>()), _mm_and_si128(load16(p + 20), lanes<4, 16>()));
+  const __m128i d0 = _mm_or_si128(_mm_or_si128(_mm_and_si128(load16(p), lanes<0, 8>()),
+                                               _mm_and_si128(load16(p + 1), lanes<8, 12>())),
+                                  _mm_and_si128(load16(p + 2), lanes<12, 16>()));
+  const __m128i d1 = _mm_or_si128(_mm_and_si128(load16(p + 19), lanes<0, 4>()),
+                                  _mm_and_si128(load16(p + 20), lanes<4, 16>()));
   if (hex32(d0, d1, b.data())) [[likely]]
     return {};
 #else
@@ -151,10 +158,14 @@ bool iequal_prefix(std::string_view text, std::string_view lower_prefix) noexcep
 
 const char* to_string(UuidVariant v) noexcept {
   switch (v) {
-    case UuidVariant::ncs: return "NCS";
-    case UuidVariant::rfc9562: return "RFC 9562";
-    case UuidVariant::microsoft: return "Microsoft";
-    case UuidVariant::future: return "future";
+    case UuidVariant::ncs:
+      return "NCS";
+    case UuidVariant::rfc9562:
+      return "RFC 9562";
+    case UuidVariant::microsoft:
+      return "Microsoft";
+    case UuidVariant::future:
+      return "future";
   }
   return "unknown";
 }
@@ -237,6 +248,8 @@ std::string Uuid::to_hex() const {
   return s;
 }
 
-std::string Uuid::to_urn() const { return kUrnPrefix + to_string(); }
+std::string Uuid::to_urn() const {
+  return kUrnPrefix + to_string();
+}
 
 }  // namespace idforge

@@ -37,10 +37,14 @@ UuidGregorianFields decompose_v6(const Uuid& u) noexcept {
 std::optional<std::int64_t> embedded_unix_ms(const Uuid& u) noexcept {
   if (u.variant() != UuidVariant::rfc9562) return std::nullopt;
   switch (u.version()) {
-    case 1: return decompose_v1(u).unix_ms;
-    case 6: return decompose_v6(u).unix_ms;
-    case 7: return static_cast<std::int64_t>(decompose_v7(u).unix_ms);
-    default: return std::nullopt;
+    case 1:
+      return decompose_v1(u).unix_ms;
+    case 6:
+      return decompose_v6(u).unix_ms;
+    case 7:
+      return static_cast<std::int64_t>(decompose_v7(u).unix_ms);
+    default:
+      return std::nullopt;
   }
 }
 

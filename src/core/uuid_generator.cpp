@@ -21,7 +21,9 @@ std::int64_t unix_ms_of(std::int64_t unix_ns) noexcept {
               "no later ID exists");
 }
 
-std::uint64_t seed_if(bool needed) noexcept { return needed ? random_u64() : 0; }
+std::uint64_t seed_if(bool needed) noexcept {
+  return needed ? random_u64() : 0;
+}
 
 void fill(std::span<Uuid> out, UuidV7Stamp::u128 first) noexcept {
   std::uint32_t tails[kBatchChunk];
@@ -53,7 +55,8 @@ Uuid UuidV7Generator::next() {
   const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_;
-  const std::uint64_t seed = seed_if(UuidV7Stamp::starts_new_ms(stamp_, static_cast<std::uint64_t>(now_ms), fresh));
+  const std::uint64_t seed =
+      seed_if(UuidV7Stamp::starts_new_ms(stamp_, static_cast<std::uint64_t>(now_ms), fresh));
   std::uint32_t tail;
   random_fill(&tail, sizeof tail);
   const auto r = UuidV7Stamp::reserve(stamp_, now_ms, seed, 1, fresh);
@@ -70,7 +73,8 @@ void UuidV7Generator::next_batch(std::span<Uuid> out) {
     const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
     const std::uint64_t epoch = detail::fork_epoch();
     const bool fresh = epoch != fork_epoch_;
-    const std::uint64_t seed = seed_if(UuidV7Stamp::starts_new_ms(stamp_, static_cast<std::uint64_t>(now_ms), fresh));
+    const std::uint64_t seed =
+        seed_if(UuidV7Stamp::starts_new_ms(stamp_, static_cast<std::uint64_t>(now_ms), fresh));
     const auto r = UuidV7Stamp::reserve(stamp_, now_ms, seed, n, fresh);
     if (r.exhausted) throw_time_exhausted();
     stamp_ = r.last;

@@ -95,7 +95,9 @@ TEST(CliInspectUuid, RfcExamplesPrintVersionVariantAndTime) {
 TEST(CliInspectUuid, MalformedIdsNameThePosition) {
   const auto r = run_idforge({"inspect", "017f22e2-79b0-7cc3-98c4-dc0c0c07398g"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("invalid UUID '017f22e2-79b0-7cc3-98c4-dc0c0c07398g' at position 35"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("invalid UUID '017f22e2-79b0-7cc3-98c4-dc0c0c07398g' at position 35"),
+            std::string::npos)
+      << r.err;
   const auto u = run_idforge({"inspect", "01ARZ3NDEKTSV4RRFFQ69G5FAU"});
   EXPECT_EQ(u.exit_code, 1);
   EXPECT_NE(u.err.find("at position 25: 'U'"), std::string::npos) << u.err;

@@ -24,7 +24,8 @@ struct Made {
   std::vector<Ulid> ulid, ulid_shared;
 };
 
-Made make_all(UuidV7Generator& v7, SharedUuidV7Generator& v7s, UlidGenerator& ul, SharedUlidGenerator& uls) {
+Made make_all(UuidV7Generator& v7, SharedUuidV7Generator& v7s, UlidGenerator& ul,
+              SharedUlidGenerator& uls) {
   Made m;
   m.v4.resize(kEach);
   m.v7.resize(kEach);
@@ -78,7 +79,8 @@ std::size_t common(std::vector<T> a, std::vector<T> b) {
 
 template <class T>
 bool increasing(const std::vector<T>& v) {
-  return std::adjacent_find(v.begin(), v.end(), [](const T& a, const T& b) { return !(a < b); }) == v.end();
+  return std::adjacent_find(v.begin(), v.end(), [](const T& a, const T& b) { return !(a < b); }) ==
+         v.end();
 }
 
 void check_fork(Clock& clock) {
@@ -121,7 +123,6 @@ void check_fork(Clock& clock) {
   ASSERT_TRUE(got) << "the child did not send all its IDs";
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
-
   EXPECT_EQ(common(parent.v4, child.v4), 0u);
   EXPECT_EQ(common(parent.v7, child.v7), 0u);
   EXPECT_EQ(common(parent.v7_shared, child.v7_shared), 0u);
@@ -136,7 +137,9 @@ void check_fork(Clock& clock) {
   }
 }
 
-TEST(ForkUniqueness, ParentAndChildShareNoValue) { check_fork(SystemClock::instance()); }
+TEST(ForkUniqueness, ParentAndChildShareNoValue) {
+  check_fork(SystemClock::instance());
+}
 
 // With the clock frozen both processes stay in the inherited millisecond: without the
 // generators' own fork handling, parent and child would continue the same ULID increments.

@@ -8,9 +8,10 @@ namespace idforge {
 namespace {
 
 TEST(InspectUuid, V7FromTheRfcInEveryForm) {
-  for (const char* text : {"017F22E2-79B0-7CC3-98C4-DC0C0C07398F", "017f22e279b07cc398c4dc0c0c07398f",
-                           "{017f22e2-79b0-7cc3-98c4-dc0c0c07398f}",
-                           "urn:uuid:017f22e2-79b0-7cc3-98c4-dc0c0c07398f"}) {
+  for (const char* text :
+       {"017F22E2-79B0-7CC3-98C4-DC0C0C07398F", "017f22e279b07cc398c4dc0c0c07398f",
+        "{017f22e2-79b0-7cc3-98c4-dc0c0c07398f}",
+        "urn:uuid:017f22e2-79b0-7cc3-98c4-dc0c0c07398f"}) {
     const Inspection in = inspect(text);
     EXPECT_EQ(in.kind, "uuid") << text;
     EXPECT_EQ(in.canonical, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
@@ -24,7 +25,8 @@ TEST(InspectUuid, V7FromTheRfcInEveryForm) {
 }
 
 TEST(InspectUuid, V1AndV6DecodeTheGregorianTimestamp) {
-  for (const char* text : {"C232AB00-9414-11EC-B3C8-9F6BDECED846", "1EC9414C-232A-6B00-B3C8-9F6BDECED846"}) {
+  for (const char* text :
+       {"C232AB00-9414-11EC-B3C8-9F6BDECED846", "1EC9414C-232A-6B00-B3C8-9F6BDECED846"}) {
     const Inspection in = inspect(text);
     EXPECT_EQ(in.field("time")->text, "2022-02-22T19:22:22.000Z") << text;
     EXPECT_EQ(in.field("timestamp")->text, "0x1ec9414c232ab00");
@@ -46,8 +48,10 @@ TEST(InspectUuid, V4AndV8ReportTheirFieldsWithoutTime) {
 }
 
 TEST(InspectUuid, NilMaxAndForeignVariants) {
-  EXPECT_NE(inspect("00000000-0000-0000-0000-000000000000").field("special")->text.find("nil"), std::string::npos);
-  EXPECT_NE(inspect("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").field("special")->text.find("max"), std::string::npos);
+  EXPECT_NE(inspect("00000000-0000-0000-0000-000000000000").field("special")->text.find("nil"),
+            std::string::npos);
+  EXPECT_NE(inspect("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").field("special")->text.find("max"),
+            std::string::npos);
   const Inspection ms = inspect("00000000-0000-4000-c000-000000000000");
   EXPECT_EQ(ms.field("variant")->text, "Microsoft");
   EXPECT_NE(ms.field("version")->text.find("not an RFC 9562 variant"), std::string::npos);

@@ -49,7 +49,10 @@ TEST(Random, ReseedsAfterTheConfiguredVolume) {
 
 TEST(Random, EachThreadHasItsOwnSeededStream) {
   std::uint64_t a = 0, b = 0, seeds_a = 0;
-  std::thread t1([&] { a = random_u64(); seeds_a = random_seed_count(); });
+  std::thread t1([&] {
+    a = random_u64();
+    seeds_a = random_seed_count();
+  });
   std::thread t2([&] { b = random_u64(); });
   t1.join();
   t2.join();

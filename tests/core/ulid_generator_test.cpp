@@ -14,7 +14,9 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kStartMs = 1'700'000'000'000;
 using u128 = UlidStamp::u128;
-u128 value(const Ulid& u) { return UlidStamp::value_of(u); }
+u128 value(const Ulid& u) {
+  return UlidStamp::value_of(u);
+}
 
 TEST(UlidGenerator, OneMillionAreStrictlyIncreasing) {
   UlidGenerator gen;
@@ -103,8 +105,10 @@ TEST(UlidStampRule, PureCases) {
   EXPECT_EQ(UlidStamp::reserve(last, 101, 77, 1, false).first, (static_cast<u128>(101) << 80) | 77);
   EXPECT_EQ(UlidStamp::reserve(last, 100, 77, 1, true).first, (static_cast<u128>(101) << 80) | 77);
   const u128 full = (static_cast<u128>(100) << 80) | UlidStamp::kRandomMask;
-  EXPECT_EQ(UlidStamp::reserve(full, 100, 77, 1, false).outcome, UlidStamp::Outcome::counter_exhausted);
-  EXPECT_EQ(UlidStamp::reserve(full - 3, 100, 77, 4, false).outcome, UlidStamp::Outcome::counter_exhausted);
+  EXPECT_EQ(UlidStamp::reserve(full, 100, 77, 1, false).outcome,
+            UlidStamp::Outcome::counter_exhausted);
+  EXPECT_EQ(UlidStamp::reserve(full - 3, 100, 77, 4, false).outcome,
+            UlidStamp::Outcome::counter_exhausted);
   EXPECT_EQ(UlidStamp::reserve(full - 3, 100, 77, 3, false).outcome, UlidStamp::Outcome::ok);
 }
 

@@ -29,8 +29,8 @@ TEST(Rfc9562Vectors, A3Version4) {
   EXPECT_EQ(u.version(), 4);
   EXPECT_EQ(u.variant(), UuidVariant::rfc9562);
   const UuidSplitFields f = decompose_split(u);
-  EXPECT_EQ(f.a, 0x919108F752D1ull);  // random_a
-  EXPECT_EQ(f.b, 0x320);              // random_b
+  EXPECT_EQ(f.a, 0x919108F752D1ull);      // random_a
+  EXPECT_EQ(f.b, 0x320);                  // random_b
   EXPECT_EQ(f.c, 0x1BACF847DB4148A8ull);  // random_c
   EXPECT_FALSE(embedded_unix_ms(u));
   EXPECT_EQ(compose_v4(u.high(), u.low()), u);  // version and variant already in place
@@ -63,13 +63,15 @@ TEST(Rfc9562Vectors, A6Version7) {
 }
 
 TEST(Rfc9562Vectors, B1AndB2Version8ReportVersionAndVariantOnly) {
-  for (const char* text : {"2489E9AD-2EE2-8E00-8EC9-32D5F69181C0", "5c146b14-3c52-8afd-938a-375d0df1fbf6"}) {
+  for (const char* text :
+       {"2489E9AD-2EE2-8E00-8EC9-32D5F69181C0", "5c146b14-3c52-8afd-938a-375d0df1fbf6"}) {
     const Uuid u = Uuid::parse(text);
     EXPECT_EQ(u.version(), 8) << text;
     EXPECT_EQ(u.variant(), UuidVariant::rfc9562) << text;
     EXPECT_FALSE(embedded_unix_ms(u)) << text;
   }
-  EXPECT_EQ(decompose_split(Uuid::parse("2489E9AD-2EE2-8E00-8EC9-32D5F69181C0")).a, 0x2489E9AD2EE2ull);
+  EXPECT_EQ(decompose_split(Uuid::parse("2489E9AD-2EE2-8E00-8EC9-32D5F69181C0")).a,
+            0x2489E9AD2EE2ull);
 }
 
 TEST(Rfc9562Vectors, GregorianTimesBefore1970FloorToThePast) {

@@ -73,7 +73,8 @@ TEST(UuidV7Generator, CounterOverflowBorrowsTheNextMillisecond) {
   EXPECT_EQ(embedded_unix_ms(next), kStartMs + 1);  // borrowed, ahead of the clock
   EXPECT_EQ(UuidV7Stamp::stamp_of(next), static_cast<UuidV7Stamp::u128>(kStartMs + 1) << 42);
   clock.advance_ms(1);  // the clock reaches the borrowed millisecond: counting goes on there
-  EXPECT_EQ(UuidV7Stamp::stamp_of(gen.next()), (static_cast<UuidV7Stamp::u128>(kStartMs + 1) << 42) + 1);
+  EXPECT_EQ(UuidV7Stamp::stamp_of(gen.next()),
+            (static_cast<UuidV7Stamp::u128>(kStartMs + 1) << 42) + 1);
 }
 
 TEST(UuidV7Generator, ResumeAfterAnEarlierIdChangesNothing) {
@@ -102,7 +103,8 @@ TEST(UuidV7Generator, SeededCounterIsRandomAcrossMilliseconds) {
   clock.advance_ms(1);
   const Uuid b = gen.next();
   // Fresh 41-bit seeds: equal rand_a in two milliseconds happens with p = 1/2048.
-  EXPECT_NE(UuidV7Stamp::stamp_of(a) & UuidV7Stamp::kSeedMask, UuidV7Stamp::stamp_of(b) & UuidV7Stamp::kSeedMask);
+  EXPECT_NE(UuidV7Stamp::stamp_of(a) & UuidV7Stamp::kSeedMask,
+            UuidV7Stamp::stamp_of(b) & UuidV7Stamp::kSeedMask);
 }
 
 TEST(UuidV7Generator, ThePast48BitFieldIsRefused) {

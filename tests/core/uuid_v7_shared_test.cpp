@@ -42,8 +42,12 @@ TEST(SharedUuidV7Generator, OneMillionFromOneThreadAreStrictlyIncreasing) {
 TEST(SharedUuidV7Generator, BatchesFromTwoThreadsInterleaveWithoutOverlap) {
   SharedUuidV7Generator gen;
   std::vector<Uuid> a(100'000), b(100'000);
-  std::thread t1([&] { for (std::size_t i = 0; i < a.size(); i += 1000) gen.next_batch(std::span(a).subspan(i, 1000)); });
-  std::thread t2([&] { for (std::size_t i = 0; i < b.size(); i += 1000) gen.next_batch(std::span(b).subspan(i, 1000)); });
+  std::thread t1([&] {
+    for (std::size_t i = 0; i < a.size(); i += 1000) gen.next_batch(std::span(a).subspan(i, 1000));
+  });
+  std::thread t2([&] {
+    for (std::size_t i = 0; i < b.size(); i += 1000) gen.next_batch(std::span(b).subspan(i, 1000));
+  });
   t1.join();
   t2.join();
   for (const auto* v : {&a, &b})
