@@ -9,6 +9,9 @@
 #include "commands.hpp"
 #include "idforge/int_codec.hpp"
 #include "idforge/snowflake_generator.hpp"
+#ifdef IDFORGE_HAVE_COORD
+#include "idforge/coord/leased_generator.hpp"
+#endif
 
 namespace idforge::cli {
 namespace {
@@ -16,12 +19,24 @@ namespace {
 struct SnowflakeArgs {
   std::uint64_t count = 1;
   std::string layout = "twitter";
-  std::optional<std::uint64_t> node, datacenter, worker;
+  std::optional<std::string> node;  // a number, or "auto" (lease one from lease_store)
+  std::optional<std::uint64_t> datacenter, worker;
+  std::string lease_store = "file:.data/leases";
   std::string format = "dec";
 };
 
 std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
-  if (a.node) return layout.check_node(*a.node);
+  if (a.node) {
+    std::size_t used = 0;
+    std::uint64_t n = 0;
+    try {
+      n = std::stoull(*a.node, &used);
+    } catch (const std::exception&) {
+    }
+    if (used == 0 || used != a.node->size() || (*a.node)[0] == '-')
+      throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'"};
+    return layout.check_node(n);
+  }
   if (a.datacenter || a.worker) {
     if (layout.datacenter_bits() == 0 && a.datacenter)
       throw CommandFailure{"layout '" + layout.name() + "' has no datacenter bits; use --node"};
@@ -33,15 +48,31 @@ std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
 
 void run_snowflake(const SnowflakeArgs& a) {
   const Layout layout = layout_from_option(a.layout);
-  const std::uint64_t node = node_from(a, layout);
   const bool json = a.format == "json";
   const IntEncoding enc = json ? IntEncoding::decimal : parse_int_encoding(a.format);
-  SnowflakeGenerator gen(layout, node);
+  std::unique_ptr<SnowflakeGenerator> fixed;
+#ifdef IDFORGE_HAVE_COORD
+  std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  if (a.node == "auto") {
+    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(a.lease_store), layout);
+  } else
+#else
+  if (a.node == "auto") throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
+#endif
+  {
+    fixed = std::make_unique<SnowflakeGenerator>(layout, node_from(a, layout));
+  }
+  auto batch = [&](std::span<Snowflake> out) {
+#ifdef IDFORGE_HAVE_COORD
+    if (leased) return leased->next_batch(out);
+#endif
+    fixed->next_batch(out);
+  };
   std::vector<Snowflake> buf(std::min<std::uint64_t>(a.count, 4096));
   std::string out;
   for (std::uint64_t left = a.count; left > 0;) {
     const std::size_t n = std::min<std::uint64_t>(left, buf.size());
-    gen.next_batch(std::span(buf.data(), n));
+    batch(std::span(buf.data(), n));
     out.clear();
     for (std::size_t i = 0; i < n; ++i) {
       if (json) {
@@ -71,7 +102,11 @@ void add_gen_snowflake(CLI::App& gen) {
   cmd->add_option("-n,--count", args->count, "How many IDs")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
   cmd->add_option("--layout", args->layout, "Preset (twitter, discord, sonyflake, instagram, baidu) or spec")
       ->capture_default_str();
-  auto* node = cmd->add_option("--node", args->node, "Node ID (datacenter and worker together)");
+  auto* node = cmd->add_option("--node", args->node,
+                               "Node ID (datacenter and worker together), or 'auto' to lease one");
+  cmd->add_option("--lease-store", args->lease_store,
+                  "With --node auto: file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
+      ->capture_default_str();
   auto* dc = cmd->add_option("--datacenter", args->datacenter, "Datacenter, for layouts that split the node");
   auto* worker = cmd->add_option("--worker", args->worker, "Worker inside the datacenter");
   node->excludes(dc)->excludes(worker);

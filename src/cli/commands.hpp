@@ -26,5 +26,9 @@ void add_seq_command(CLI::App& app);
 /// `idforge ticket init|next|resize` (ticket servers)
 void add_ticket_command(CLI::App& app);
 #endif
+#ifdef IDFORGE_HAVE_COORD
+/// `idforge lease acquire|list` (built with idforge::coord)
+void add_lease_command(CLI::App& app);
+#endif
 
 }  // namespace idforge::cli

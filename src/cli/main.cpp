@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
   idforge::cli::add_seq_command(app);
   idforge::cli::add_ticket_command(app);
 #endif
+#ifdef IDFORGE_HAVE_COORD
+  idforge::cli::add_lease_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

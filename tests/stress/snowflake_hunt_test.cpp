@@ -24,15 +24,11 @@ struct ChildReport {
 
 constexpr std::int64_t kMs = 1'000'000;
 
-// Steps the clock every 10 ms through the fault list (the +1 s undoes the -1 s step).
-void inject_faults(FaultClock& clock, const std::atomic<bool>& done) {
-  const std::int64_t steps[] = {-1 * kMs, -5 * kMs, -6 * kMs, -1000 * kMs, +1000 * kMs, 3'600'000 * kMs};
-  for (std::int64_t s : steps) {
-    for (int i = 0; i < 10 && !done.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (done.load()) return;
-    clock.step_ns(s);
-  }
-}
+// The faults, injected by thread 0 from inside its own loop as its share of the round
+// progresses (fault k after k/6 of its IDs), so every fault lands while IDs are being made
+// however loaded the machine is. The -1 s step is undone after 1,000 refused calls.
+constexpr std::int64_t kFaults[] = {-1 * kMs, -5 * kMs, -6 * kMs, -1000 * kMs, 3'600'000 * kMs};
+constexpr int kFaultCount = sizeof kFaults / sizeof kFaults[0];
 
 ChildReport hunt_in_process(int index, const Profile& prof) {
   const Layout layout = presets::twitter();
@@ -47,8 +43,6 @@ ChildReport hunt_in_process(int index, const Profile& prof) {
   for (int round = 0; round < prof.rounds; ++round) {
     // A restart: a fresh generator that knows only the previous one's high-water mark.
     SnowflakeGenerator gen(layout, node, clock, {.max_backward_wait_ms = 5, .issued_up_to_unix_ms = mark});
-    std::atomic<bool> done{false};
-    std::thread faults(inject_faults, std::ref(clock), std::cref(done));
     std::vector<std::thread> threads;
     std::vector<ChildReport> counts(prof.threads);
     for (int t = 0; t < prof.threads; ++t)
@@ -56,8 +50,21 @@ ChildReport hunt_in_process(int index, const Profile& prof) {
         auto& out = per_thread[t];
         auto& c = counts[t];
         Snowflake prev = out.empty() ? Snowflake{} : out.back();
-        const std::size_t target = out.size() + per_round_thread;
+        const std::size_t start = out.size(), target = start + per_round_thread;
+        int next_fault = 0;
+        std::uint64_t refused_since_back = 0;
+        bool stepped_back_1s = false;
         while (out.size() < target && std::chrono::steady_clock::now() < deadline) {
+          if (t == 0 && next_fault < kFaultCount &&
+              (out.size() - start) * (kFaultCount + 1) >= per_round_thread * (next_fault + 1)) {
+            clock.step_ns(kFaults[next_fault]);
+            stepped_back_1s = kFaults[next_fault] == -1000 * kMs;
+            ++next_fault;
+          }
+          if (stepped_back_1s && refused_since_back >= 1000) {
+            clock.step_ns(1000 * kMs);
+            stepped_back_1s = false;
+          }
           ++c.attempted;
           try {
             const Snowflake id = gen.next();
@@ -67,12 +74,11 @@ ChildReport hunt_in_process(int index, const Profile& prof) {
             out.push_back(id);
           } catch (const Error&) {
             ++c.refused;
+            ++refused_since_back;
           }
         }
       });
     for (auto& th : threads) th.join();
-    done = true;
-    faults.join();
     for (const auto& c : counts) {
       rep.attempted += c.attempted, rep.acknowledged += c.acknowledged, rep.refused += c.refused;
       rep.order_violations += c.order_violations;

@@ -1,0 +1,67 @@
+// LeasedSnowflakeGenerator: a SnowflakeGenerator whose node ID comes from a lease store.
+//
+// Start-up: acquire a node ID; if the clock reads at or before the stored high-water mark
+// of earlier holders, wait until it passes (at most max_start_wait_ms) or refuse with
+// ClockBackwardsError naming the store, the node ID and the mark. Then the generator is
+// built with SnowflakePolicy::issued_up_to_unix_ms = mark, so even a clock that moves back
+// afterwards cannot make it issue at or below the mark.
+// Running: a LeaseKeeper renews the lease and fences the generator (see lease_keeper.hpp);
+// next() throws LeaseError (reason fenced or lost) while fenced.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "idforge/coord/lease.hpp"
+#include "idforge/coord/lease_keeper.hpp"
+#include "idforge/snowflake_generator.hpp"
+
+namespace idforge::coord {
+
+/// Start-up settings besides the generator policy.
+struct LeasedOptions {
+  KeeperOptions keeper;  ///< renewal timing
+  /// Longest start-up wait for the clock to pass the stored mark; -1: reserve window + 1 s.
+  std::int64_t max_start_wait_ms = -1;
+};
+
+class LeasedSnowflakeGenerator {
+ public:
+  /// Acquires a node ID from store, waits out the stored mark, starts renewing. Throws
+  /// LeaseError (unreachable, space_full, ...) or ClockBackwardsError (clock behind mark).
+  /// policy.max_borrow_ms is passed to the keeper so the reservation covers borrowed time.
+  LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout, Clock& clock,
+                           SnowflakePolicy policy = {}, const LeasedOptions& options = {});
+  /// With the process-wide SystemClock.
+  LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout,
+                           SnowflakePolicy policy = {}, const LeasedOptions& options = {});
+  /// Releases the lease, storing the last issued time as the mark.
+  ~LeasedSnowflakeGenerator();
+
+  /// The next ID; as SnowflakeGenerator::next(), but a fence becomes LeaseError.
+  Snowflake next();
+  /// As SnowflakeGenerator::next_batch(), with the same translation of a fence.
+  void next_batch(std::span<Snowflake> out);
+  /// Stops issuing and releases the lease now (see LeaseKeeper::release()).
+  void release() { keeper_->release(); }
+
+  /// The underlying generator (for stats, last_unix_ms, layout).
+  SnowflakeGenerator& generator() noexcept { return *generator_; }
+  /// The keeper (for the lease, its status and the store URL).
+  LeaseKeeper& keeper() noexcept { return *keeper_; }
+  /// The node ID held.
+  std::uint64_t node() const noexcept { return keeper_->acquired().node; }
+  /// How long start-up waited for the clock to pass the stored mark, in ms.
+  std::int64_t start_wait_ms() const noexcept { return start_wait_ms_; }
+
+ private:
+  [[noreturn]] void rethrow_fenced(const Error& e) const;
+
+  std::unique_ptr<LeaseKeeper> keeper_;
+  std::unique_ptr<SnowflakeGenerator> generator_;
+  std::int64_t start_wait_ms_ = 0;
+};
+
+}  // namespace idforge::coord

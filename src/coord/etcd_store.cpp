@@ -1,0 +1,216 @@
+// etcd://HOST:PORT[,HOST:PORT...] — etcd v3 through its JSON gateway. Acquiring grants a
+// lease with the TTL, then claims PREFIX node/N in a transaction that puts the key (bound
+// to the lease) only if its create_revision is 0, i.e. it does not exist. Keep-alive
+// renews the lease; when it lapses etcd deletes the key itself. The mark is PREFIX mark/N,
+// without a lease, written only by a transaction that checks the node key is still the one
+// this holder created (same create_revision), so a holder that lost its lease cannot
+// overwrite the next holder's mark.
+#include <cmath>
+#include <mutex>
+#include <set>
+
+#include "etcd_client.hpp"
+#include "store_support.hpp"
+
+namespace idforge::coord::detail {
+namespace {
+
+using json = nlohmann::json;
+
+// The key after every key that starts with prefix (etcd's range_end for a prefix).
+std::string prefix_end(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(prefix.back() + 1);
+  return prefix;
+}
+
+class EtcdStore final : public LeaseStore {
+ public:
+  EtcdStore(const LeaseUrl& url, Clock& clock)
+      : url_(url.text), clock_(&clock), settings_(read_settings(url)),
+        prefix_(url.param("prefix").value_or("/idforge/lease/")),
+        client_(url.endpoints, settings_.timeout_ms, url.text) {}
+
+  const std::string& url() const noexcept override { return url_; }
+  std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
+
+  Lease acquire(const Layout& layout) override {
+    const NodeRange range = node_range(settings_, layout, url_);
+    std::lock_guard lock(mu_);
+    const std::int64_t t0 = now_ms(*clock_);
+    // etcd counts TTLs in whole seconds and may raise a short one to its minimum; the
+    // answer says what it granted, and the deadline uses that.
+    const json grant = client_.call("/v3/lease/grant", {{"TTL", (settings_.ttl_ms + 999) / 1000}});
+    const std::int64_t lease_id = EtcdClient::int_field(grant, "ID");
+    const std::int64_t granted_s = EtcdClient::int_field(grant, "TTL");
+    if (lease_id == 0 || granted_s <= 0)
+      throw LeaseError(LeaseFailure::rejected, url_, "etcd granted no lease: " + grant.dump());
+    std::set<std::uint64_t> taken;
+    const json held = client_.call("/v3/kv/range", {{"key", b64(prefix_ + "node/")},
+                                                    {"range_end", b64(prefix_end(prefix_ + "node/"))},
+                                                    {"keys_only", true}});
+    for (const auto& kv : held.value("kvs", json::array())) {
+      const std::string key = client_.decode64(kv.value("key", ""));
+      try {
+        taken.insert(std::stoull(key.substr(prefix_.size() + 5)));
+      } catch (const std::exception&) {  // a foreign key under the prefix: not ours to judge
+      }
+    }
+    Lease lease;
+    lease.holder = new_holder_id();
+    lease.since_unix_ms = t0;
+    for (std::uint64_t i = 0; i < range.count; ++i) {
+      const std::uint64_t node = range.first + i;
+      if (taken.contains(node)) continue;
+      set_node(lease, layout, node);
+      const std::string value = holder_json(lease);
+      const std::int64_t revision = claim(node, value, lease_id);
+      if (revision == 0) continue;
+      lease.token = std::to_string(lease_id) + ":" + std::to_string(revision);
+      lease.deadline_unix_ms = t0 + granted_s * 1000;
+      const json mark = client_.call("/v3/kv/range", {{"key", b64(mark_key(node))}});
+      lease.high_water_unix_ms = kNoMark;
+      if (mark.contains("kvs") && !mark["kvs"].empty())
+        lease.high_water_unix_ms = parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
+      stored_mark_ = lease.high_water_unix_ms;
+      return lease;
+    }
+    revoke(lease_id);
+    throw LeaseError(LeaseFailure::space_full, url_,
+                     "all " + std::to_string(range.count) + " node IDs " + std::to_string(range.first) +
+                         ".." + std::to_string(range.first + range.count - 1) + " under prefix '" +
+                         prefix_ + "' are held");
+  }
+
+  void renew(Lease& lease, std::int64_t mark) override {
+    std::lock_guard lock(mu_);
+    const auto [lease_id, revision] = parse_token(lease);
+    const std::int64_t t0 = now_ms(*clock_);
+    const json alive = client_.call("/v3/lease/keepalive", {{"ID", std::to_string(lease_id)}});
+    const std::int64_t ttl_s = EtcdClient::int_field(alive, "TTL");
+    if (ttl_s <= 0)
+      throw LeaseError(LeaseFailure::lost, url_,
+                       "etcd lease " + std::to_string(lease_id) + " of node " + std::to_string(lease.node) +
+                           " has expired; etcd deleted " + node_key(lease.node));
+    // Checks the node key is still ours and raises the mark in one step.
+    json success = json::array();
+    if (mark != kNoMark && mark > stored_mark_)
+      success.push_back({{"request_put", {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
+    const json txn = client_.call("/v3/kv/txn", {{"compare", json::array({still_ours(lease.node, revision)})},
+                                                 {"success", success}});
+    if (!txn.value("succeeded", false))
+      throw LeaseError(LeaseFailure::lost, url_,
+                       "key " + node_key(lease.node) + " is no longer the one this holder created (revision " +
+                           std::to_string(revision) + ")");
+    if (!success.empty()) stored_mark_ = mark;
+    lease.deadline_unix_ms = t0 + ttl_s * 1000;
+  }
+
+  void release(Lease& lease, std::int64_t mark) override {
+    std::lock_guard lock(mu_);
+    const auto [lease_id, revision] = parse_token(lease);
+    json success = json::array();
+    if (mark != kNoMark)
+      success.push_back({{"request_put", {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
+    success.push_back({{"request_delete_range", {{"key", b64(node_key(lease.node))}}}});
+    client_.call("/v3/kv/txn", {{"compare", json::array({still_ours(lease.node, revision)})}, {"success", success}});
+    revoke(lease_id);
+  }
+
+  std::vector<HolderInfo> list(const Layout& layout) override {
+    const NodeRange range = node_range(settings_, layout, url_);
+    std::lock_guard lock(mu_);
+    const json held = client_.call("/v3/kv/range", {{"key", b64(prefix_ + "node/")},
+                                                    {"range_end", b64(prefix_end(prefix_ + "node/"))}});
+    std::vector<HolderInfo> rows;
+    for (const auto& kv : held.value("kvs", json::array())) {
+      const std::string key = client_.decode64(kv.value("key", ""));
+      std::uint64_t node = 0;
+      try {
+        node = std::stoull(key.substr(prefix_.size() + 5));
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (node < range.first || node >= range.first + range.count) continue;
+      HolderInfo row;
+      set_node(row, layout, node);
+      read_holder_json(client_.decode64(kv.value("value", "")), row);
+      const json ttl = client_.call("/v3/lease/timetolive", {{"ID", std::to_string(EtcdClient::int_field(kv, "lease"))}});
+      row.ttl_left_ms = EtcdClient::int_field(ttl, "TTL") * 1000;
+      const json mark = client_.call("/v3/kv/range", {{"key", b64(mark_key(node))}});
+      if (mark.contains("kvs") && !mark["kvs"].empty())
+        row.high_water_unix_ms = parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
+      rows.push_back(std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
+    return rows;
+  }
+
+ private:
+  static CommonSettings read_settings(const LeaseUrl& url) {
+    url.allow_only({"ttl", "timeout", "dc", "nodes", "prefix"});
+    return common_settings(url, 10'000);
+  }
+  static std::string b64(std::string_view s) { return EtcdClient::encode64(s); }
+  std::string node_key(std::uint64_t node) const { return prefix_ + "node/" + std::to_string(node); }
+  std::string mark_key(std::uint64_t node) const { return prefix_ + "mark/" + std::to_string(node); }
+
+  json still_ours(std::uint64_t node, std::int64_t revision) const {
+    return {{"target", "CREATE"}, {"key", b64(node_key(node))}, {"create_revision", std::to_string(revision)}};
+  }
+
+  // Puts the node key if absent; returns its create revision, or 0 if someone holds it.
+  std::int64_t claim(std::uint64_t node, const std::string& value, std::int64_t lease_id) {
+    const std::string key = b64(node_key(node));
+    const json txn = client_.call(
+        "/v3/kv/txn",
+        {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
+         {"success", json::array({{{"request_put", {{"key", key}, {"value", b64(value)}, {"lease", std::to_string(lease_id)}}}}})},
+         {"failure", json::array({{{"request_range", {{"key", key}}}}})}});
+    if (txn.value("succeeded", false)) return EtcdClient::int_field(txn["header"], "revision");
+    // After a failover the put may have landed on the first try: then the key is ours.
+    for (const auto& r : txn.value("responses", json::array())) {
+      const json kvs = r.value("response_range", json::object()).value("kvs", json::array());
+      if (!kvs.empty() && EtcdClient::int_field(kvs[0], "lease") == lease_id &&
+          client_.decode64(kvs[0].value("value", "")) == value)
+        return EtcdClient::int_field(kvs[0], "create_revision");
+    }
+    return 0;
+  }
+
+  void revoke(std::int64_t lease_id) {
+    try {
+      client_.call("/v3/lease/revoke", {{"ID", std::to_string(lease_id)}});
+    } catch (const LeaseError&) {  // an unrevoked lease only lives out its TTL
+    }
+  }
+
+  std::pair<std::int64_t, std::int64_t> parse_token(const Lease& lease) const {
+    const auto colon = lease.token.find(':');
+    return {std::stoll(lease.token.substr(0, colon)), std::stoll(lease.token.substr(colon + 1))};
+  }
+
+  std::int64_t parse_mark(const std::string& text, std::uint64_t node) const {
+    try {
+      return std::stoll(text);
+    } catch (const std::exception&) {
+      throw LeaseError(LeaseFailure::rejected, url_, "key " + mark_key(node) + " holds '" + text + "', not a Unix time in ms");
+    }
+  }
+
+  std::string url_;
+  Clock* clock_;
+  CommonSettings settings_;
+  std::string prefix_;
+  std::mutex mu_;
+  EtcdClient client_;
+  std::int64_t stored_mark_ = kNoMark;
+};
+
+}  // namespace
+
+std::unique_ptr<LeaseStore> make_etcd_store(const LeaseUrl& url, Clock& clock) {
+  return std::make_unique<EtcdStore>(url, clock);
+}
+
+}  // namespace idforge::coord::detail

@@ -1,0 +1,76 @@
+// Pieces every lease store shares: the node range it hands out, the holder's identity and
+// its JSON form, and the high-water-mark file. Internal to idforge::coord.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "idforge/clock.hpp"
+#include "idforge/coord/lease.hpp"
+#include "idforge/coord/lease_url.hpp"
+#include "idforge/snowflake_layout.hpp"
+
+namespace idforge::coord::detail {
+
+/// Default cap on how many node IDs a store scans (nodes=N overrides it).
+inline constexpr std::int64_t kDefaultNodeCap = 1024;
+
+/// The node IDs a store may hand out: [first, first + count).
+struct NodeRange {
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+};
+
+/// Settings every store reads from its URL: ttl, timeout, dc, nodes.
+struct CommonSettings {
+  std::int64_t ttl_ms = 0;
+  std::int64_t timeout_ms = 2000;
+  std::int64_t dc = -1;  ///< -1: any datacenter
+  std::int64_t node_cap = kDefaultNodeCap;
+};
+
+/// Reads ttl (default_ttl_ms if absent), timeout, dc and nodes from url.
+CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms);
+
+/// The range for layout: all workers of datacenter dc (or all node IDs), capped.
+/// Throws LeaseError(rejected) if dc does not fit the layout.
+NodeRange node_range(const CommonSettings& s, const Layout& layout, const std::string& store);
+
+/// Fills node, datacenter and worker of a lease or holder row from a node number.
+template <class T>
+void set_node(T& row, const Layout& layout, std::uint64_t node) {
+  row.node = node;
+  row.worker = node & ((std::uint64_t{1} << layout.worker_bits()) - 1);
+  row.datacenter = layout.datacenter_bits() == 0 ? 0 : node >> layout.worker_bits();
+}
+
+/// This machine's host name.
+std::string host_name();
+/// A fresh holder identity "host:pid:nonce" (the nonce tells two leases of one process apart).
+std::string new_holder_id();
+/// The JSON a store keeps beside a held node ID: holder, pid, host, since_ms.
+std::string holder_json(const Lease& lease);
+/// Reads holder_json() output into row (fields it lacks stay as they are).
+void read_holder_json(std::string_view json, HolderInfo& row);
+
+/// A mark file's content, or kNoMark if it does not exist. Throws LeaseError(rejected) if
+/// it holds something other than a decimal number.
+std::int64_t read_mark_file(const std::string& path, const std::string& store);
+/// Writes mark to path atomically (temporary file, fdatasync, rename) so a crash leaves
+/// either the old or the new mark. Throws LeaseError(rejected) on an I/O error.
+void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store);
+/// Creates dir and its parents. Throws LeaseError(rejected) naming the directory.
+void make_dirs(const std::string& dir, const std::string& store);
+
+/// Unix ms on clock.
+inline std::int64_t now_ms(Clock& clock) noexcept { return clock.now_ns() / 1'000'000; }
+
+/// The stores, one factory each (lease.cpp dispatches on the scheme).
+std::unique_ptr<LeaseStore> make_static_store(const LeaseUrl& url, Clock& clock);
+std::unique_ptr<LeaseStore> make_file_store(const LeaseUrl& url, Clock& clock);
+std::unique_ptr<LeaseStore> make_redis_store(const LeaseUrl& url, Clock& clock);
+std::unique_ptr<LeaseStore> make_etcd_store(const LeaseUrl& url, Clock& clock);
+
+}  // namespace idforge::coord::detail

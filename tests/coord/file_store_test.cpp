@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "idforge/coord/lease.hpp"
+#include "idforge/coord/leased_generator.hpp"
+#include "idforge/snowflake.hpp"
+#include "test_support.hpp"
+
+namespace idforge::coord {
+namespace {
+
+const Layout kTwitter = presets::twitter();
+constexpr std::int64_t kT = 1'800'000'000'000;  // a whole Unix ms for the ManualClock
+constexpr std::int64_t kMs = 1'000'000;
+
+std::int64_t read_mark(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t v = 0;
+  in >> v;
+  return v;
+}
+
+void write_mark(const std::string& path, std::int64_t mark) { std::ofstream(path) << mark << "\n"; }
+
+TEST(FileStore, TwoAcquiresGetDistinctNodesEvenInOneProcess) {
+  test::ScratchDir dir;
+  auto a = open_lease_store("file:" + dir.path());
+  auto b = open_lease_store("file:" + dir.path());
+  Lease la = a->acquire(kTwitter);
+  Lease lb = b->acquire(kTwitter);
+  EXPECT_EQ(la.node, 0u);
+  EXPECT_EQ(lb.node, 1u);
+  EXPECT_EQ(la.deadline_unix_ms, kNoDeadline);  // the kernel holds it until the process ends
+  EXPECT_EQ(a->list(kTwitter).size(), 2u);
+  a->release(la, 0);
+  EXPECT_EQ(b->acquire(kTwitter).node, 0u);  // freed by release
+}
+
+TEST(FileStore, FullRangeIsATypedErrorNamingTheDirectory) {
+  test::ScratchDir dir;
+  const std::string url = "file:" + dir.path() + "?nodes=2";
+  auto a = open_lease_store(url), b = open_lease_store(url), c = open_lease_store(url);
+  a->acquire(kTwitter);
+  b->acquire(kTwitter);
+  try {
+    c->acquire(kTwitter);
+    FAIL();
+  } catch (const LeaseError& e) {
+    EXPECT_EQ(e.reason(), LeaseFailure::space_full);
+    EXPECT_EQ(e.code(), errc::lease_error);
+    EXPECT_EQ(e.store(), url);
+    EXPECT_NE(std::string(e.what()).find("all 2 node IDs 0..1 under " + dir.path()), std::string::npos) << e.what();
+  }
+}
+
+TEST(FileStore, DatacenterRestrictsTheRange) {
+  test::ScratchDir dir;
+  const Lease l = open_lease_store("file:" + dir.path() + "?dc=3")->acquire(kTwitter);
+  EXPECT_EQ(l.datacenter, 3u);
+  EXPECT_EQ(l.worker, 0u);
+  EXPECT_THROW(open_lease_store("file:" + dir.path() + "?dc=32")->acquire(kTwitter), LeaseError);
+}
+
+TEST(FileStore, ListShowsHolderAndMark) {
+  test::ScratchDir dir;
+  auto s = open_lease_store("file:" + dir.path());
+  Lease l = s->acquire(kTwitter);
+  s->renew(l, kT);
+  const auto rows = s->list(kTwitter);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].holder, l.holder);
+  EXPECT_EQ(rows[0].pid, getpid());
+  EXPECT_EQ(rows[0].high_water_unix_ms, kT);
+  EXPECT_EQ(rows[0].since_unix_ms, l.since_unix_ms);
+}
+
+TEST(FileStore, CorruptMarkIsRejectedNamingTheFile) {
+  test::ScratchDir dir;
+  std::ofstream(dir.path() + "/node-0.mark") << "yesterday\n";
+  try {
+    open_lease_store("file:" + dir.path())->acquire(kTwitter);
+    FAIL();
+  } catch (const LeaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("node-0.mark holds 'yesterday'"), std::string::npos) << e.what();
+  }
+}
+
+// --- keeper and leased generator on a file store -----------------------------------------
+
+TEST(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelease) {
+  test::ScratchDir dir;
+  ManualClock clock(kT * kMs);
+  const std::string mark_file = dir.path() + "/node-0.mark";
+  std::int64_t last = 0;
+  {
+    LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock);
+    EXPECT_EQ(read_mark(mark_file), kT + 60000);  // reserved before the first ID
+    clock.advance_ms(5);
+    last = decompose(kTwitter, gen.next()).unix_ms;
+    EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60000);
+  }
+  EXPECT_EQ(last, kT + 5);
+  EXPECT_EQ(read_mark(mark_file), kT + 5);
+}
+
+TEST(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
+  test::ScratchDir dir;
+  ManualClock clock(kT * kMs);
+  // ttl 60 s: the renewal thread stays asleep while the clock jumps past the window.
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock);
+  clock.advance_ms(59'999);
+  EXPECT_NO_THROW(gen.next());
+  clock.advance_ms(1);
+  try {
+    gen.next();
+    FAIL();
+  } catch (const LeaseError& e) {
+    EXPECT_EQ(e.reason(), LeaseFailure::fenced);
+    EXPECT_EQ(e.code(), errc::fenced);
+    EXPECT_NE(std::string(e.what()).find("resumes after a successful renewal"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LeasedGenerator, ClockBehindStoredMarkWaitsWithinTheBound) {
+  test::ScratchDir dir;
+  write_mark(dir.path() + "/node-0.mark", kT + 500);
+  ManualClock clock(kT * kMs);
+  LeasedOptions options;
+  options.max_start_wait_ms = 1000;
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {}, options);
+  EXPECT_EQ(gen.start_wait_ms(), 501);
+  EXPECT_GE(clock.waited_ns(), 500 * kMs);
+  EXPECT_GT(decompose(kTwitter, gen.next()).unix_ms, kT + 500);
+}
+
+TEST(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
+  test::ScratchDir dir;
+  write_mark(dir.path() + "/node-0.mark", kT + 10'000);
+  ManualClock clock(kT * kMs);
+  const std::string url = "file:" + dir.path();
+  try {
+    LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock);  // bound: 3 s + 1 s
+    FAIL();
+  } catch (const ClockBackwardsError& e) {
+    EXPECT_EQ(e.behind_ms(), 10'001);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("high-water mark"), std::string::npos) << m;
+    EXPECT_NE(m.find(url), std::string::npos) << m;
+    EXPECT_NE(m.find("at most 4000 ms"), std::string::npos) << m;
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  EXPECT_EQ(open_lease_store(url)->acquire(kTwitter).node, 0u);  // released, mark kept
+  EXPECT_EQ(read_mark(dir.path() + "/node-0.mark"), kT + 10'000);
+}
+
+TEST(LeasedGenerator, BorrowingShrinksTheFenceSoIdsStayBelowTheMark) {
+  test::ScratchDir dir;
+  ManualClock clock(kT * kMs);
+  SnowflakePolicy policy;
+  policy.max_borrow_ms = 50;
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock, policy);
+  EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60000 - 50);
+}
+
+TEST(LeaseKeeper, RejectsAMarginThatWouldPauseBeforeTheFirstRenewal) {
+  test::ScratchDir dir;
+  KeeperOptions o;
+  o.safety_margin_ms = 1000;  // ttl 3000: must be < 1000
+  EXPECT_THROW(LeaseKeeper(open_lease_store("file:" + dir.path()), kTwitter, SystemClock::instance(), o), Error);
+}
+
+}  // namespace
+}  // namespace idforge::coord
