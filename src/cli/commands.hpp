@@ -30,5 +30,16 @@ void add_ticket_command(CLI::App& app);
 /// `idforge lease acquire|list` (built with idforge::coord)
 void add_lease_command(CLI::App& app);
 #endif
+/// `idforge serve` (only when built with the server)
+void add_serve_command(CLI::App& app);
+
+/// `idforge lab`: registers `lab btree`, `lab db` and `lab cost` (built with IDFORGE_BUILD_LAB)
+CLI::App* add_lab_command(CLI::App& app);
+/// `idforge lab btree`
+void add_lab_btree(CLI::App& lab);
+/// `idforge lab db`
+void add_lab_db(CLI::App& lab);
+/// `idforge lab cost`
+void add_lab_cost(CLI::App& lab);
 
 }  // namespace idforge::cli
