@@ -157,9 +157,9 @@ BENCHMARK(BM_Idforge_UlidShared);
 
 // Batch rows report ns_per_id: the time of one call divided by the IDs it makes.
 void per_id(benchmark::State& state, std::size_t n) {
-  state.counters["ns_per_id"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * static_cast<double>(n) / 1e9,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_id"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n) / 1e9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Idforge_UuidV4Batch(benchmark::State& state) {

@@ -70,7 +70,9 @@ class TypeId {
   /// The 128 bits as a UUID.
   constexpr const Uuid& uuid() const noexcept { return uuid_; }
   /// Length of the text form: the prefix, '_' if the prefix is not empty, and 26.
-  std::size_t text_size() const noexcept { return prefix_size_ + (prefix_size_ ? 1 : 0) + kSuffixSize; }
+  std::size_t text_size() const noexcept {
+    return prefix_size_ + (prefix_size_ ? 1 : 0) + kSuffixSize;
+  }
 
   /// Parses "prefix_suffix" or a bare suffix. Throws ParseError with position and rule.
   static TypeId parse(std::string_view text);

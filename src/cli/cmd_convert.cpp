@@ -39,7 +39,8 @@ void run_convert(const ConvertArgs& a) {
   }
   if (failures == 1 && a.ids.size() == 1) throw CommandFailure{last_error};
   if (failures > 0)
-    throw CommandFailure{std::to_string(failures) + " of " + std::to_string(a.ids.size()) + " IDs did not convert"};
+    throw CommandFailure{std::to_string(failures) + " of " + std::to_string(a.ids.size()) +
+                         " IDs did not convert"};
 }
 
 }  // namespace

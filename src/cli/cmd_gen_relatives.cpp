@@ -24,11 +24,14 @@ struct GenArgs {
 // Lines gathered before one write.
 constexpr std::uint64_t kChunk = 4096;
 
-void append(std::string& out, std::string_view text, std::string_view hex, const std::string& format,
-            std::int64_t unix_ms) {
-  if (format == "text") out += text;
-  else if (format == "hex") out += hex;
-  else out += fmt::format(R"({{"id":"{}","hex":"{}","unix_ms":{}}})", text, hex, unix_ms);
+void append(std::string& out, std::string_view text, std::string_view hex,
+            const std::string& format, std::int64_t unix_ms) {
+  if (format == "text")
+    out += text;
+  else if (format == "hex")
+    out += hex;
+  else
+    out += fmt::format(R"({{"id":"{}","hex":"{}","unix_ms":{}}})", text, hex, unix_ms);
   out += '\n';
 }
 
@@ -82,7 +85,8 @@ CLI::App* add(CLI::App& gen, const char* name, const char* help, std::shared_ptr
 void add_gen_relatives(CLI::App& gen) {
   auto t = std::make_shared<GenArgs>();
   CLI::App* cmd = add(gen, "typeid", "TypeID: prefix_ + UUIDv7 in base32 (strictly increasing)", t);
-  cmd->add_option("--prefix", t->prefix, "Type prefix: up to 63 of a-z and '_', not at either end (empty: none)");
+  cmd->add_option("--prefix", t->prefix,
+                  "Type prefix: up to 63 of a-z and '_', not at either end (empty: none)");
   cmd->callback([t] { run_typeid(*t); });
   auto k = std::make_shared<GenArgs>();
   add(gen, "ksuid", "KSUID: 32-bit seconds since 2014-05-13 + 128 random bits, base62", k)

@@ -23,7 +23,9 @@ int base62_value(char c) noexcept {
   return -1;
 }
 
-u128 to_u128(const Uuid& u) noexcept { return (static_cast<u128>(u.high()) << 64) | u.low(); }
+u128 to_u128(const Uuid& u) noexcept {
+  return (static_cast<u128>(u.high()) << 64) | u.low();
+}
 
 Uuid from_u128(u128 v) noexcept {
   return Uuid::from_u64(static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v));
@@ -31,13 +33,15 @@ Uuid from_u128(u128 v) noexcept {
 
 bool is_decimal_or_0x(std::string_view s) {
   if (s.starts_with("0x") || s.starts_with("0X")) return true;
-  return !s.empty() && s.size() <= 20 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !s.empty() && s.size() <= 20 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 [[noreturn]] void throw_not_128(std::string_view text, const char* what) {
-  throw Error(errc::invalid_argument, "'" + std::string(text) + "' is " + what +
-                                          "; only UUID, ULID, TypeID, 32-digit hex and 22-character "
-                                          "base62 carry 128 bits and convert");
+  throw Error(errc::invalid_argument,
+              "'" + std::string(text) + "' is " + what +
+                  "; only UUID, ULID, TypeID, 32-digit hex and 22-character "
+                  "base62 carry 128 bits and convert");
 }
 
 }  // namespace
@@ -59,7 +63,8 @@ Uuid decode_base62_128(std::string_view text) {
   u128 v = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const int d = base62_value(text[i]);
-    if (d < 0) throw ParseError("base62 128-bit ID", text, i, "expected a base62 character (0-9, A-Z, a-z)");
+    if (d < 0)
+      throw ParseError("base62 128-bit ID", text, i, "expected a base62 character (0-9, A-Z, a-z)");
     if (v > (max - static_cast<u128>(d)) / 62)
       throw ParseError("base62 128-bit ID", text, 0,
                        "value exceeds 128 bits (the largest is 7n42DGM5Tflk9n8mt7Fhc7)");
@@ -70,10 +75,14 @@ Uuid decode_base62_128(std::string_view text) {
 
 Id128Target parse_id128_target(std::string_view spec) {
   Id128Target t;
-  if (spec == "uuid") t.form = Id128Form::uuid;
-  else if (spec == "ulid") t.form = Id128Form::ulid;
-  else if (spec == "hex") t.form = Id128Form::hex;
-  else if (spec == "base62") t.form = Id128Form::base62;
+  if (spec == "uuid")
+    t.form = Id128Form::uuid;
+  else if (spec == "ulid")
+    t.form = Id128Form::ulid;
+  else if (spec == "hex")
+    t.form = Id128Form::hex;
+  else if (spec == "base62")
+    t.form = Id128Form::base62;
   else if (spec == "typeid" || spec.starts_with("typeid:")) {
     t.form = Id128Form::type_id;
     if (spec.size() > 6) {
@@ -89,15 +98,20 @@ Id128Target parse_id128_target(std::string_view spec) {
 }
 
 Id128 read_id128(std::string_view text) {
-  if (text.find('_') != std::string_view::npos) return {TypeId::parse(text).uuid(), Id128Form::type_id};
+  if (text.find('_') != std::string_view::npos)
+    return {TypeId::parse(text).uuid(), Id128Form::type_id};
   switch (text.size()) {
-    case Ulid::kTextSize: return {Ulid::parse(text).to_uuid(), Id128Form::ulid};
-    case kBase62Size: return {decode_base62_128(text), Id128Form::base62};
+    case Ulid::kTextSize:
+      return {Ulid::parse(text).to_uuid(), Id128Form::ulid};
+    case kBase62Size:
+      return {decode_base62_128(text), Id128Form::base62};
     case Ksuid::kTextSize:
       (void)Ksuid::parse(text);  // malformed: say why; well-formed: say it does not fit
       throw_not_128(text, "a KSUID: 160 bits (32-bit time + 128-bit payload), no 128-bit form");
-    case Uuid::kHexSize: return {Uuid::parse(text), Id128Form::hex};
-    default: break;
+    case Uuid::kHexSize:
+      return {Uuid::parse(text), Id128Form::hex};
+    default:
+      break;
   }
   if (text.size() == Uuid::kTextSize || text.starts_with('{') || text.size() == Uuid::kTextSize + 9)
     return {Uuid::parse(text), Id128Form::uuid};
@@ -110,10 +124,14 @@ Id128 read_id128(std::string_view text) {
 
 std::string write_id128(const Uuid& bits, const Id128Target& target) {
   switch (target.form) {
-    case Id128Form::uuid: return bits.to_string();
-    case Id128Form::ulid: return Ulid::from_uuid(bits).to_string();
-    case Id128Form::type_id: return TypeId(target.prefix, bits).to_string();
-    case Id128Form::hex: return bits.to_hex();
+    case Id128Form::uuid:
+      return bits.to_string();
+    case Id128Form::ulid:
+      return Ulid::from_uuid(bits).to_string();
+    case Id128Form::type_id:
+      return TypeId(target.prefix, bits).to_string();
+    case Id128Form::hex:
+      return bits.to_hex();
     case Id128Form::base62: {
       std::string s(kBase62Size, '\0');
       encode_base62_128(bits, s.data());

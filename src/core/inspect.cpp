@@ -86,7 +86,9 @@ bool looks_like_typeid(std::string_view s) {
 
 // KSUID: 27 base62 characters. No Snowflake text is that long (at most 20 digits).
 bool looks_like_ksuid(std::string_view s) {
-  return s.size() == 27 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+  return s.size() == 27 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0;
+         });
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 // Base62 works on 32-bit limbs five digits at a time: 62^5 < 2^32, so one pass of long
 // division (or multiply-add) over the limbs moves five digits with 64-bit arithmetic only.
 constexpr std::uint64_t k62Pow5 = 62ull * 62 * 62 * 62 * 62;  // 916132832
-constexpr int kLimbs = 5;                                      // 160 bits
+constexpr int kLimbs = 5;                                     // 160 bits
 
 struct Base62Values {
   std::uint8_t v[256];
@@ -19,7 +19,8 @@ struct Base62Values {
 constexpr Base62Values make_values() {
   Base62Values t{};
   for (int i = 0; i < 256; ++i) t.v[i] = 0xFF;
-  for (int i = 0; i < 62; ++i) t.v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  for (int i = 0; i < 62; ++i)
+    t.v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
   return t;
 }
 constexpr Base62Values kValues = make_values();
@@ -104,9 +105,8 @@ std::string Ksuid::to_string() const {
 Ksuid make_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload) {
   const std::int64_t t = unix_seconds - Ksuid::kEpochUnixSeconds;
   if (t < 0)
-    throw Error(errc::clock_before_epoch,
-                "KSUID: time " + format_iso8601_ms(unix_seconds * 1000) +
-                    " is before the KSUID epoch 2014-05-13T16:53:20Z");
+    throw Error(errc::clock_before_epoch, "KSUID: time " + format_iso8601_ms(unix_seconds * 1000) +
+                                              " is before the KSUID epoch 2014-05-13T16:53:20Z");
   if (t > 0xFFFF'FFFFll)
     throw Error(errc::time_exhausted,
                 "KSUID: time " + format_iso8601_ms(unix_seconds * 1000) +

@@ -17,7 +17,8 @@ struct SuffixValues {
 constexpr SuffixValues make_values() {
   SuffixValues t{};
   for (int i = 0; i < 256; ++i) t.v[i] = 0xFF;
-  for (int i = 0; i < 32; ++i) t.v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
+  for (int i = 0; i < 32; ++i)
+    t.v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::uint8_t>(i);
   return t;
 }
 constexpr SuffixValues kValues = make_values();

@@ -115,7 +115,8 @@ inline void hex_encode32(const std::uint8_t* bytes, __m128i& d0, __m128i& d1) no
   const __m128i lo = _mm_and_si128(b, nibble);
   const auto ascii = [](__m128i n) {
     const __m128i letter = _mm_cmpgt_epi8(n, _mm_set1_epi8(9));
-    return _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8('0')), _mm_and_si128(letter, _mm_set1_epi8('a' - '0' - 10)));
+    return _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8('0')),
+                        _mm_and_si128(letter, _mm_set1_epi8('a' - '0' - 10)));
   };
   d0 = ascii(_mm_unpacklo_epi8(hi, lo));
   d1 = ascii(_mm_unpackhi_epi8(hi, lo));
@@ -257,14 +258,16 @@ char* Uuid::to_chars(char* out) const noexcept {
   __m128i d0, d1;
   hex_encode32(bytes_.data(), d0, d1);
   constexpr char h = '-';
-  const __m128i a = _mm_or_si128(
-      _mm_or_si128(_mm_and_si128(d0, lanes<0, 8>()), _mm_and_si128(_mm_slli_si128(d0, 1), lanes<9, 13>())),
-      _mm_or_si128(_mm_and_si128(_mm_slli_si128(d0, 2), lanes<14, 16>()),
-                   _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, h, 0, 0, 0, 0, h, 0, 0)));
-  const __m128i b = _mm_or_si128(
-      _mm_or_si128(_mm_and_si128(_mm_srli_si128(d0, 14), lanes<0, 2>()), _mm_and_si128(_mm_slli_si128(d1, 3), lanes<3, 7>())),
-      _mm_or_si128(_mm_and_si128(_mm_slli_si128(d1, 4), lanes<8, 16>()),
-                   _mm_setr_epi8(0, 0, h, 0, 0, 0, 0, h, 0, 0, 0, 0, 0, 0, 0, 0)));
+  const __m128i a =
+      _mm_or_si128(_mm_or_si128(_mm_and_si128(d0, lanes<0, 8>()),
+                                _mm_and_si128(_mm_slli_si128(d0, 1), lanes<9, 13>())),
+                   _mm_or_si128(_mm_and_si128(_mm_slli_si128(d0, 2), lanes<14, 16>()),
+                                _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, h, 0, 0, 0, 0, h, 0, 0)));
+  const __m128i b =
+      _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_srli_si128(d0, 14), lanes<0, 2>()),
+                                _mm_and_si128(_mm_slli_si128(d1, 3), lanes<3, 7>())),
+                   _mm_or_si128(_mm_and_si128(_mm_slli_si128(d1, 4), lanes<8, 16>()),
+                                _mm_setr_epi8(0, 0, h, 0, 0, 0, 0, h, 0, 0, 0, 0, 0, 0, 0, 0)));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), a);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), b);
   const std::int32_t tail = _mm_cvtsi128_si32(_mm_srli_si128(d1, 12));

@@ -112,8 +112,8 @@ TEST(CliConvert, UnknownTargetAndMissingTargetAreRefused) {
 }
 
 TEST(CliInspect, RecognisesTypeIdAndKsuid) {
-  const auto r = run_idforge({"inspect", "--json", "prefix_01h455vb4pex5vsknk084sn02q",
-                              "0ujtsYcgvSTl8PAuAdqWYSMnLOv"});
+  const auto r = run_idforge(
+      {"inspect", "--json", "prefix_01h455vb4pex5vsknk084sn02q", "0ujtsYcgvSTl8PAuAdqWYSMnLOv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = r.lines();
   ASSERT_EQ(lines.size(), 2u);

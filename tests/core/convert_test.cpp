@@ -63,7 +63,8 @@ TEST(Convert, RoundTripsRandomValuesThroughEveryForm) {
 }
 
 TEST(Convert, KsuidAndSnowflakeAreNotConvertible) {
-  for (const char* in : {"0ujtsYcgvSTl8PAuAdqWYSMnLOv", "1468006400000151552", "0x145f680b00025000"}) {
+  for (const char* in :
+       {"0ujtsYcgvSTl8PAuAdqWYSMnLOv", "1468006400000151552", "0x145f680b00025000"}) {
     SCOPED_TRACE(in);
     try {
       (void)convert_id(in, "uuid");

@@ -45,7 +45,8 @@ TEST(Ksuid, ReadmeExamplesEncode) {
   for (const auto& e : kExamples) {
     SCOPED_TRACE(e.text);
     Ksuid::Bytes b;
-    for (int i = 0; i < 20; ++i) b[i] = static_cast<std::uint8_t>(std::stoi(std::string(e.raw + 2 * i, 2), nullptr, 16));
+    for (int i = 0; i < 20; ++i)
+      b[i] = static_cast<std::uint8_t>(std::stoi(std::string(e.raw + 2 * i, 2), nullptr, 16));
     EXPECT_EQ(Ksuid(b).to_string(), e.text);
   }
 }

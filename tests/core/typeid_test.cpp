@@ -41,7 +41,9 @@ constexpr InvalidCase kInvalid[] = {
     {"prefix-uppercase", "PREFIX_00000000000000000000000000"},
     {"prefix-numeric", "12345_00000000000000000000000000"},
     {"prefix-period", "pre.fix_00000000000000000000000000"},
-    {"prefix-non-ascii", "pr\xc3\xa9" "fix_00000000000000000000000000"},
+    {"prefix-non-ascii",
+     "pr\xc3\xa9"
+     "fix_00000000000000000000000000"},
     {"prefix-spaces", "  prefix_00000000000000000000000000"},
     {"prefix-64-chars",
      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl_00000000000000000000000000"},

@@ -23,7 +23,8 @@ std::string reference_hex(const Uuid& u) {
 
 std::string reference_canonical(const Uuid& u) {
   const std::string h = reference_hex(u);
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
+         "-" + h.substr(20);
 }
 
 void expect_matches(const Uuid& u) {
