@@ -5,6 +5,8 @@
 # the first crash, leak, sanitizer report or broken round trip.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Paths relative to the checkout in ccache keys: a fresh clone elsewhere reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 seconds="${1:-10}"
 build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then

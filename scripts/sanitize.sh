@@ -5,6 +5,8 @@
 # Any sanitizer report fails the run (halt_on_error, no recovery).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Paths relative to the checkout in ccache keys: a fresh clone elsewhere reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 kind="${1:?usage: sanitize.sh asan|tsan}"
 case "$kind" in
   asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" ;;

@@ -41,7 +41,18 @@ struct InspectOptions {
 /// Decodes a Snowflake ID under options.layout. Throws ParseError / Error naming the rule.
 Inspection inspect_snowflake(std::string_view text, const InspectOptions& options = {});
 
-/// Detects the kind of text by its shape and decodes it. Throws ParseError listing the
+/// Decodes a UUID in any text form (canonical, 32 hex, {braced}, urn:uuid:) and any
+/// version: version, variant, embedded time (v1, v6, v7) and the remaining fields.
+/// Throws ParseError naming the position and rule.
+Inspection inspect_uuid(std::string_view text);
+
+/// Decodes a ULID (26 Crockford base32 characters): time and random part.
+/// Throws ParseError naming the position and rule.
+Inspection inspect_ulid(std::string_view text);
+
+/// Detects the kind of text by its shape and decodes it: a UUID (36, 32, 38 or 45
+/// characters in its text forms), a ULID (26 base32 characters), else a Snowflake (digits
+/// or 0x hex; options.encoding forces a Snowflake). Throws ParseError listing the
 /// shapes it knows when none matches.
 Inspection inspect(std::string_view text, const InspectOptions& options = {});
 

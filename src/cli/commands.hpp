@@ -10,6 +10,8 @@ namespace idforge::cli {
 CLI::App* add_gen_command(CLI::App& app);
 /// `idforge gen snowflake`
 void add_gen_snowflake(CLI::App& gen);
+/// `idforge gen uuid7`, `gen uuid4`, `gen ulid`
+void add_gen_uuid(CLI::App& gen);
 /// `idforge inspect ID...`
 void add_inspect_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   CLI::App* gen = idforge::cli::add_gen_command(app);
   idforge::cli::add_gen_snowflake(*gen);
+  idforge::cli::add_gen_uuid(*gen);
   idforge::cli::add_inspect_command(app);
   idforge::cli::add_layout_command(app);
 #ifdef IDFORGE_HAVE_TICKET

@@ -1,6 +1,7 @@
 #include "idforge/inspect.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "idforge/error.hpp"
 #include "idforge/snowflake.hpp"
@@ -54,12 +55,42 @@ Inspection inspect_snowflake(std::string_view text, const InspectOptions& option
   return out;
 }
 
+namespace {
+
+// The 128-bit kinds by their text forms: UUID 36 (8-4-4-4-12), 32 (hex), 38 ({...}),
+// 45 (urn:uuid:...); ULID 26. No Snowflake text has these lengths: decimal needs at most 20
+// digits, hex at most 16 (+ 0x), base32 13, base62 11.
+bool looks_like_uuid(std::string_view s) {
+  switch (s.size()) {
+    case 32:
+      return std::all_of(s.begin(), s.end(),
+                         [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+    case 36: return s[8] == '-' || s[13] == '-';
+    case 38: return s.front() == '{';
+    case 45: return s[3] == ':' && s[8] == ':';
+    default: return false;
+  }
+}
+
+bool looks_like_ulid(std::string_view s) {
+  return s.size() == 26 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
+}  // namespace
+
 Inspection inspect(std::string_view text, const InspectOptions& options) {
+  if (!options.encoding) {
+    if (looks_like_uuid(text)) return inspect_uuid(text);
+    if (looks_like_ulid(text)) return inspect_ulid(text);
+  }
   if (options.encoding || all_digits(text) || text.starts_with("0x") || text.starts_with("0X"))
     return inspect_snowflake(text, options);
   throw ParseError("ID", text, 0,
-                   "unrecognised shape: expected a Snowflake (decimal digits, or 0x and hex; "
-                   "other encodings with --encoding)");
+                   "unrecognised shape: expected a UUID (8-4-4-4-12, 32 hex digits, {braced} or "
+                   "urn:uuid:), a ULID (26 Crockford base32 characters) or a Snowflake (decimal "
+                   "digits, or 0x and hex; other encodings with --encoding)");
 }
 
 }  // namespace idforge
