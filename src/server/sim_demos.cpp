@@ -117,6 +117,7 @@ json demo3(std::int64_t start_ms) {
   w.step_clock(M2, -5);
   w.request(M1);
   const Entry refused = w.request(M2);
+  const std::uint64_t refusals = w.snowflake_stats(M2).backward_refusals;  // before the generator is replaced
   w.set_wait_policy(M2, 5);
   const Entry waited = w.request(M2);
   w.request(M1);
@@ -125,7 +126,7 @@ json demo3(std::int64_t start_ms) {
     result["refused"] = {{"machine", "M2"}, {"behind_ms", refused.behind_ms}, {"message", refused.message}};
   if (waited.type == Entry::Type::id)
     result["waited"] = {{"machine", "M2"}, {"n", waited.n}, {"waited_ms", waited.waited_ms}, {"id_str", sim::text_of(waited, w.kind())}};
-  result["refusals"] = w.snowflake_stats(M2).backward_refusals;
+  result["refusals"] = refusals;
   return {{"kind", "snowflake"},
           {"log", log_of(w)},
           {"latest", {w.entry_json(waited)}},

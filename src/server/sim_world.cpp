@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "idforge/error.hpp"
 #include "idforge/snowflake.hpp"
 #include "idforge/time_format.hpp"
@@ -281,16 +283,22 @@ nlohmann::json World::entry_json(const Entry& e) const {
 nlohmann::json World::tree_json(std::size_t max_leaves) const {
   const std::vector<lab::LeafView> leaves = tree_.leaves();
   const std::size_t first = max_leaves > 0 && leaves.size() > max_leaves ? leaves.size() - max_leaves : 0;
+  // Leaves are numbered p1, p2, ... in the order they were made (the simulator numbers
+  // interior pages in the same sequence; the page shows leaves only).
+  std::vector<std::uint32_t> made;
+  for (const lab::LeafView& lv : leaves) made.push_back(lv.page);
+  std::sort(made.begin(), made.end());
   nlohmann::json out_leaves = nlohmann::json::array();
   for (std::size_t i = first; i < leaves.size(); ++i) {
     const lab::LeafView& lv = leaves[i];
+    const auto leaf_no = std::lower_bound(made.begin(), made.end(), lv.page) - made.begin() + 1;
     nlohmann::json keys = nlohmann::json::array();
     for (std::size_t k = 0; k < lv.keys.size(); ++k) {
       const std::uint64_t n = lv.created.at(k);
       const Entry& e = entries_.at(entry_of_n_.at(n - 1));
       keys.push_back({{"n", n}, {"machine", machine_name(e.machine)}, {"id_str", text_of(e, kind_)}});
     }
-    out_leaves.push_back({{"page", lv.page}, {"keys", std::move(keys)}});
+    out_leaves.push_back({{"page", lv.page}, {"leaf_no", leaf_no}, {"keys", std::move(keys)}});
   }
   const lab::BTreeStats s = tree_.stats();
   return {{"kind", sim_kind_name(kind_)},

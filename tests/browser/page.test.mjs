@@ -79,7 +79,7 @@ async function shot(page, name) {
     return Math.ceil(r.bottom + window.scrollY + 8);
   });
   const width = page.viewportSize().width;
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), clip: { x: 0, y: 0, width, height: bottom } });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true, clip: { x: 0, y: 0, width, height: bottom } });
 }
 
 const text = (page, sel) => page.locator(sel).innerText();
@@ -90,6 +90,7 @@ async function treeOf(page, kind) {
     const stat = (s) => tree.querySelector(`[data-stat="${s}"]`).textContent;
     return {
       leaves: [...tree.querySelectorAll('.leaf')].map((leaf) => [...leaf.querySelectorAll('.slot.full')].map((s) => Number(s.dataset.n))),
+      pages: [...tree.querySelectorAll('.leaf .pg')].map((pg) => pg.textContent),
       splits: Number(stat('splits')),
       pageWrites: Number(stat('page_writes')),
       fill: stat('leaf_fill'),
@@ -230,6 +231,7 @@ describe('desktop 1280x800', () => {
       await runDemo(page, 5);
       const v7 = await treeOf(page, 'uuid7');
       assert.deepEqual(v7.leaves, [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]);
+      assert.deepEqual(v7.pages, ['p1', 'p2', 'p3']);
       assert.equal(v7.splits, 2);
       assert.equal(v7.pageWrites, 16);
       assert.equal(v7.fill, '100%');

@@ -127,6 +127,7 @@ TEST(SimDemo5, V7FillsThreeLeavesWithTwoSplitsAndSixteenWrites) {
   const json& v7 = d["trees"][0]["tree"];
   EXPECT_EQ(v7["kind"], "uuid7");
   EXPECT_EQ(leaves(v7), (std::vector<std::vector<std::uint64_t>>{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}));
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(v7["leaves"][i]["leaf_no"], i + 1);  // p1 p2 p3
   EXPECT_EQ(v7["stats"]["splits"], 2);
   EXPECT_EQ(v7["stats"]["page_writes"], 16);
   EXPECT_DOUBLE_EQ(v7["stats"]["leaf_fill"].get<double>(), 1.0);

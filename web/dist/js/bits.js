@@ -9,7 +9,7 @@ export function renderBars(container, layouts, current) {
         .map(
           (f) =>
             `<div class="seg role-${esc(f.role)}" style="flex:${f.width} 1 0" title="${esc(f.name)}: ${f.width} bits">` +
-            `${f.width >= 10 ? esc(`${f.name} ${f.width}`) : f.width}</div>`,
+            `<span class="long">${esc(f.name)} ${f.width}</span><span class="short">${f.width}</span></div>`,
         )
         .join('');
       const legend = l.fields
@@ -26,6 +26,7 @@ export function renderBars(container, layouts, current) {
       );
     })
     .join('');
+  fitSegments(container);
 }
 
 // Field names whose values differ between two IDs of the same kind.
@@ -60,6 +61,15 @@ function card(entry, diff) {
     `<table class="fields"><thead><tr><th>field</th><th>bits</th><th>value</th><th>meaning</th></tr></thead>` +
     `<tbody>${rows}</tbody></table></div>`
   );
+}
+
+/** Shows a segment's name only where it fits (else its width alone; the legend names it). */
+export function fitSegments(container) {
+  for (const seg of container.querySelectorAll('.seg')) {
+    seg.classList.remove('tight');
+    const long = seg.querySelector('.long');
+    if (long.scrollWidth > seg.clientWidth - 4) seg.classList.add('tight');
+  }
 }
 
 /** Shows the bits and fields of entries (1 or 2 IDs); fields that differ are highlighted. */

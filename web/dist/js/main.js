@@ -1,7 +1,7 @@
 // Wiring: the kind switch, the request buttons, the demo buttons. State lives here; the
 // numbers come from the server (api.js), the drawing from the other modules.
 import { fetchDemo, fetchLayouts, fetchRun } from './api.js';
-import { renderBars, renderLatest } from './bits.js';
+import { fitSegments, renderBars, renderLatest } from './bits.js';
 import { esc, kindTitle, num } from './dom.js';
 import { renderLog } from './log.js';
 import { resultHtml } from './results.js';
@@ -189,6 +189,7 @@ async function runDemo(n) {
 
 async function start() {
   busy(true);
+  window.addEventListener('resize', () => fitSegments(el.bars));
   el.next.addEventListener('click', next);
   el.play.addEventListener('click', play);
   el.reset.addEventListener('click', reset);

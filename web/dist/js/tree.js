@@ -19,9 +19,9 @@ function leafHtml(leaf, capacity, newest) {
     );
   }
   return (
-    `<div class="leaf" data-page="${leaf.page + 1}" data-keys="${leaf.keys.length}" ` +
-    `aria-label="leaf page p${leaf.page + 1}: keys ${leaf.keys.map((k) => `#${k.n}`).join(' ') || 'none'}">` +
-    `<div class="pg">p${leaf.page + 1}</div><div class="slots">${slots.join('')}</div></div>`
+    `<div class="leaf" data-leaf="${leaf.leaf_no}" data-keys="${leaf.keys.length}" ` +
+    `aria-label="leaf page p${leaf.leaf_no}: keys ${leaf.keys.map((k) => `#${k.n}`).join(' ') || 'none'}">` +
+    `<div class="pg">p${leaf.leaf_no}</div><div class="slots">${slots.join('')}</div></div>`
   );
 }
 
