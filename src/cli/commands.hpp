@@ -27,4 +27,13 @@ void add_ticket_command(CLI::App& app);
 void add_lease_command(CLI::App& app);
 #endif
 
+/// `idforge lab`: registers `lab btree`, `lab db` and `lab cost` (built with IDFORGE_BUILD_LAB)
+CLI::App* add_lab_command(CLI::App& app);
+/// `idforge lab btree`
+void add_lab_btree(CLI::App& lab);
+/// `idforge lab db`
+void add_lab_db(CLI::App& lab);
+/// `idforge lab cost`
+void add_lab_cost(CLI::App& lab);
+
 }  // namespace idforge::cli

@@ -3,10 +3,18 @@
 // databases of one MariaDB: each connection applies its set's values from the
 // idforge_ticket_sets row when it first uses the set.
 //
+// Session variables go stale when a resize changes the row, and no outside action can
+// refresh another session in time: KILL only flags a session, and one waiting on the
+// resize's lock may be granted the table at UNLOCK before it sees the flag, then hand out
+// a value of the old step (a duplicate of a new server's value). So the guard sits in the
+// statement that takes the value: the REPLACE copies its row from a SELECT of the set's
+// row that matches the session's step and offset. Both tables are opened and locked by
+// that one statement, and the resize holds both (LOCK TABLES ... WRITE) from reading the
+// highest value to its last change: a REPLACE runs wholly before the resize or wholly
+// after it, and a stale session inserts nothing, re-reads the row and tries again.
+//
 // Resize: LOCK TABLES ... WRITE pauses every other session's REPLACE on the set; the
-// highest value is MAX(id) (REPLACE keeps one row, the latest). After the change the other
-// sessions of this database are killed while the lock is still held, so none can run a
-// REPLACE with its old session variables: they reconnect and read the new row.
+// highest value is MAX(id) (REPLACE keeps one row, the latest).
 #include "mariadb_ticket_server.hpp"
 
 #include <errmsg.h>
@@ -14,7 +22,6 @@
 
 #include <charconv>
 #include <string>
-#include <vector>
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/sequence_name.hpp"
@@ -28,7 +35,7 @@ std::string table_of(std::string_view name) {
 }
 
 bool connection_lost(unsigned err) {
-  // Refused or lost connections, and sessions killed by a resize on purpose.
+  // Refused or lost connections, and sessions an administrator killed.
   return err == CR_SERVER_GONE_ERROR || err == CR_SERVER_LOST || err == CR_CONNECTION_ERROR ||
          err == CR_CONN_HOST_ERROR || err == ER_CONNECTION_KILLED || err == ER_QUERY_INTERRUPTED ||
          err == CR_SERVER_LOST_EXTENDED;
@@ -200,9 +207,17 @@ void MariaDbTicketServer::install(std::string_view name, std::int64_t first,
 
 std::int64_t MariaDbTicketServer::next(std::string_view name) {
   const std::string table = table_of(name);
-  // One retry after a lost connection: a resize kills sessions on purpose, and a REPLACE
-  // repeated after a lost answer costs at most one value (a gap, never a duplicate).
-  for (int attempt = 0;; ++attempt) {
+  const std::string replace = "REPLACE INTO " + table +
+                              " (stub) SELECT 'a' FROM idforge_ticket_sets WHERE name = '" +
+                              std::string(name) +
+                              "' AND step = @@SESSION.auto_increment_increment"
+                              " AND residue = @@SESSION.auto_increment_offset";
+  // A REPLACE repeated after a lost answer costs at most one value (a gap, never a
+  // duplicate): one retry after a lost connection. A few more after finding the session's
+  // step stale, since each such find means a resize finished in between.
+  int lost = 0;
+  int stale = 0;
+  for (;;) {
     try {
       if (session_set_ != name) {
         const auto [inc, off] = config_of(name);
@@ -210,29 +225,24 @@ std::int64_t MariaDbTicketServer::next(std::string_view name) {
               ", auto_increment_offset = " + std::to_string(off));
         session_set_ = std::string(name);
       }
-      query("REPLACE INTO " + table + " (stub) VALUES ('a')");
-      return static_cast<std::int64_t>(mysql_insert_id(db_));
+      if (mysql_real_query(db_, replace.data(), replace.size()) != 0) {
+        // The resize's lock and this statement's two tables can meet in a lock cycle;
+        // MariaDB then rolls this statement back, before it took a value: run it again.
+        if (mysql_errno(db_) == ER_LOCK_DEADLOCK && stale++ < kMaxStaleRetries) continue;
+        fail("taking a ticket");
+      }
+      if (mysql_affected_rows(db_) > 0) return static_cast<std::int64_t>(mysql_insert_id(db_));
+      // No row inserted: the set's row no longer matches this session's step and offset
+      // (or is gone). Re-read it; config_of says not_found if the set was retired.
+      session_set_.clear();
+      if (stale++ >= kMaxStaleRetries)
+        throw Error(errc::invalid_argument, "MariaDB at " + describe() + ": ticket set '" +
+                                                std::string(name) + "' changed its step " +
+                                                std::to_string(stale) +
+                                                " times during one call (resizes in a row)");
     } catch (const Error& e) {
-      if (e.code() != errc::store_unreachable || attempt > 0) throw;
+      if (e.code() != errc::store_unreachable || lost++ > 0) throw;
     }
-  }
-}
-
-void MariaDbTicketServer::kill_other_sessions() {
-  const std::string list =
-      "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> "
-      "CONNECTION_ID()";
-  if (mysql_real_query(db_, list.data(), list.size()) != 0) fail("listing sessions");
-  MYSQL_RES* r = mysql_store_result(db_);
-  if (!r) fail("listing sessions");
-  std::vector<std::string> ids;
-  while (MYSQL_ROW row = mysql_fetch_row(r))
-    if (row[0]) ids.emplace_back(row[0]);
-  mysql_free_result(r);
-  for (const auto& id : ids) {
-    const std::string sql = "KILL CONNECTION " + id;
-    if (mysql_real_query(db_, sql.data(), sql.size()) != 0 && mysql_errno(db_) != ER_NO_SUCH_THREAD)
-      fail(sql);
   }
 }
 
@@ -277,7 +287,6 @@ void MariaDbTicketServer::reconfigure(std::string_view name, std::int64_t first,
   write_config(name, first, increment);
   query("ALTER TABLE " + table_of(name) + " AUTO_INCREMENT = " + std::to_string(first));
   session_set_.clear();
-  kill_other_sessions();
 }
 
 void MariaDbTicketServer::retire(std::string_view name) {
@@ -285,7 +294,6 @@ void MariaDbTicketServer::retire(std::string_view name) {
         "'");
   query("DROP TABLE IF EXISTS " + table_of(name));
   session_set_.clear();
-  kill_other_sessions();
 }
 
 void MariaDbTicketServer::commit() {

@@ -39,6 +39,9 @@ class MariaDbTicketServer final : public TicketServer {
   void abort() noexcept override;
 
  private:
+  /// Times next() re-reads the set's row after finding its session step stale.
+  static constexpr int kMaxStaleRetries = 3;
+
   void connect();
   void disconnect() noexcept;
   void query(const std::string& sql);
@@ -46,7 +49,6 @@ class MariaDbTicketServer final : public TicketServer {
   std::optional<std::string> scalar(const std::string& sql);
   [[noreturn]] void fail(const std::string& doing);
   std::pair<std::int64_t, std::int64_t> config_of(std::string_view name);  // increment, offset
-  void kill_other_sessions();
   void write_config(std::string_view name, std::int64_t first, std::int64_t increment);
 
   std::string url_;

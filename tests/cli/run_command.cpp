@@ -29,7 +29,7 @@ std::vector<std::string> CommandResult::lines() const {
   return v;
 }
 
-CommandResult run_idforge(const std::vector<std::string>& args) {
+CommandResult run_idforge(const std::vector<std::string>& args, const std::vector<std::string>& extra_env) {
   // stderr goes to a temporary file so a large stdout cannot deadlock against it.
   char err_path[] = "/tmp/idforge-cli-test-XXXXXX";
   const int err_fd = mkstemp(err_path);
@@ -46,8 +46,13 @@ CommandResult run_idforge(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_s(extra_env);
+  for (char** e = environ; *e != nullptr; ++e) env_s.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env_s) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid;
-  if (posix_spawn(&pid, IDFORGE_BINARY, &actions, nullptr, argv.data(), environ) != 0)
+  if (posix_spawn(&pid, IDFORGE_BINARY, &actions, nullptr, argv.data(), envp.data()) != 0)
     throw std::runtime_error("cannot start " IDFORGE_BINARY);
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);

@@ -15,6 +15,7 @@ struct CommandResult {
 };
 
 /// Runs IDFORGE_BINARY with args (no shell), waits for it and returns what it printed.
-CommandResult run_idforge(const std::vector<std::string>& args);
+/// extra_env entries ("NAME=value") are added to the child's environment.
+CommandResult run_idforge(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {});
 
 }  // namespace idforge::test

@@ -1,5 +1,5 @@
-// Ticket sets on PostgreSQL and MariaDB: the odd/even split, resize 2 -> 4 under load
-// without a value given twice, retiring servers, and a resize that cannot see a server.
+// Ticket sets on PostgreSQL and MariaDB: the odd/even split, resizes under load without a
+// value given twice, retiring servers, and a resize that cannot see a server.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,9 +43,15 @@ void two_servers_interleave(const std::vector<std::string>& urls) {
   }
 }
 
-// Four clients draw while the set grows from two servers to four.
+// Eight clients draw while the set is resized again and again: 2 -> 4 -> 3 -> 2 -> 4 -> 3 -> 4.
+// Every resize pauses clients in the middle of a call, and each pause is a chance for a
+// client to hand out a value under the old step; one scenario is not enough to catch that
+// reliably, a run of resizes with many blocked clients is.
 void resize_under_load(const std::vector<std::string>& urls) {
   ASSERT_GE(urls.size(), 4u);
+  constexpr int kClients = 8;
+  constexpr int kPerClient = 500;
+  const std::vector<std::int64_t> sizes{4, 3, 2, 4, 3, 4};
   const std::string name = test::unique_name("grow");
   {
     auto init = open_all(first(urls, 2));
@@ -54,43 +60,104 @@ void resize_under_load(const std::vector<std::string>& urls) {
   std::mutex mu;
   std::vector<std::int64_t> all;
   std::atomic<int> drawn{0};
-  std::atomic<bool> resized{false};
   std::vector<std::thread> ts;
-  for (int t = 0; t < 4; ++t)
+  std::atomic<bool> stop{false};
+  std::string failure;  // the first client error, guarded by mu
+  for (int t = 0; t < kClients; ++t)
     ts.emplace_back([&] {
-      // Each client knows all four servers; the two not yet in the set fail over.
-      TicketClient c(open_all(urls), name, {.retry_after_ns = 0});
       std::vector<std::int64_t> mine;
-      for (int i = 0; i < 600; ++i) {
-        mine.push_back(c.next());
-        drawn.fetch_add(1);
+      try {
+        // Each client knows all four servers; those not in the set at the moment fail over.
+        TicketClient c(open_all(urls), name, {.retry_after_ns = 0});
+        for (int i = 0; i < kPerClient && !stop.load(); ++i) {
+          mine.push_back(c.next());
+          drawn.fetch_add(1);
+        }
+      } catch (const std::exception& e) {
+        stop = true;
+        std::lock_guard lk(mu);
+        if (failure.empty()) failure = e.what();
       }
       std::lock_guard lk(mu);
       all.insert(all.end(), mine.begin(), mine.end());
     });
-  while (drawn.load() < 400) std::this_thread::yield();
-  ResizeReport rep;
-  {
+  // Resize every time the clients have drawn another share, while they are all busy.
+  const int share = kClients * kPerClient / static_cast<int>(sizes.size() + 1);
+  std::vector<ResizeReport> reps;
+  try {
     auto servers = open_all(urls);
-    rep = resize_ticket_set(servers, name, 4);
-    resized = true;
+    for (std::size_t r = 0; r < sizes.size() && !stop.load(); ++r) {
+      while (drawn.load() < share * static_cast<int>(r + 1) && !stop.load())
+        std::this_thread::yield();
+      reps.push_back(resize_ticket_set(servers, name, sizes[r]));
+    }
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "resize " << reps.size() + 1 << " failed: " << e.what();
+    stop = true;
   }
   for (auto& t : ts) t.join();
-  EXPECT_EQ(rep.old_k, 2);
-  EXPECT_EQ(rep.new_k, 4);
-  EXPECT_GT(rep.first, rep.highest);
-  EXPECT_EQ((rep.first - 1) % 4, 0);
-  ASSERT_EQ(all.size(), 2400u);
+  ASSERT_TRUE(failure.empty()) << "a client failed: " << failure;
+  ASSERT_EQ(reps.size(), sizes.size());
+  for (std::size_t r = 0; r < reps.size(); ++r) {
+    SCOPED_TRACE("resize " + std::to_string(r + 1) + " to " + std::to_string(sizes[r]));
+    EXPECT_EQ(reps[r].old_k, r == 0 ? 2 : sizes[r - 1]);
+    EXPECT_EQ(reps[r].new_k, sizes[r]);
+    EXPECT_GT(reps[r].first, reps[r].highest);
+    EXPECT_EQ((reps[r].first - 1) % sizes[r], 0);
+    if (r > 0) EXPECT_GE(reps[r].highest, reps[r - 1].first - 1);
+  }
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(kClients * kPerClient));
   std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end())
-      << "a value was handed out twice";
-  // After the resize every server answers with its new residue.
+  const auto dup = std::adjacent_find(all.begin(), all.end());
+  std::string resizes;
+  for (const auto& r : reps)
+    resizes += " [highest " + std::to_string(r.highest) + ", first " + std::to_string(r.first) +
+               ", K " + std::to_string(r.new_k) + "]";
+  EXPECT_TRUE(dup == all.end()) << "value " << (dup == all.end() ? 0 : *dup)
+                                << " was handed out twice; resizes:" << resizes;
+  // After the last resize every server answers with its new residue.
+  const ResizeReport& last = reps.back();
   auto servers = open_all(urls);
   for (std::size_t i = 0; i < 4; ++i) {
     const std::int64_t v = servers[i]->next(name);
-    EXPECT_GT(v, rep.highest);
-    EXPECT_EQ((v - rep.first) % 4, static_cast<std::int64_t>(i));
+    EXPECT_GT(v, last.highest);
+    EXPECT_EQ((v - last.first) % 4, static_cast<std::int64_t>(i));
   }
+}
+
+// A client that took values before a resize and keeps its connections must, after it,
+// hand out only values of its server's new residue above the old highest: a session that
+// kept the old step would give the values of another server (on MariaDB the step lives in
+// session variables, and nothing closes the client's sessions).
+void kept_sessions_follow_the_resize(const std::vector<std::string>& urls) {
+  ASSERT_GE(urls.size(), 4u);
+  const std::string name = test::unique_name("kept");
+  {
+    auto init = open_all(first(urls, 2));
+    init_ticket_set(init, name);
+  }
+  auto client = open_all(urls);
+  EXPECT_EQ(client[0]->next(name), 1);
+  EXPECT_EQ(client[1]->next(name), 2);
+  EXPECT_EQ(client[0]->next(name), 3);
+  ResizeReport rep;
+  {
+    auto resizer = open_all(urls);
+    rep = resize_ticket_set(resizer, name, 4);
+  }
+  EXPECT_EQ(rep.highest, 3);
+  EXPECT_EQ(rep.first, 5);
+  std::vector<std::int64_t> seen;
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::int64_t v = client[i]->next(name);
+      EXPECT_EQ(v, rep.first + static_cast<std::int64_t>(i) + 4 * round)
+          << "server " << i + 1 << ", draw " << round + 1 << " after the resize";
+      seen.push_back(v);
+    }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_TRUE(std::adjacent_find(seen.begin(), seen.end()) == seen.end())
+      << "a value was handed out twice";
 }
 
 void shrink_retires(const std::vector<std::string>& urls) {
@@ -119,6 +186,10 @@ TEST(TicketPostgres, ResizeFromTwoToFourUnderLoadHandsOutNoValueTwice) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
   resize_under_load(test::split_urls(urls));
 }
+TEST(TicketPostgres, ConnectionsKeptOverAResizeFollowTheNewStep) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
+  kept_sessions_follow_the_resize(test::split_urls(urls));
+}
 TEST(TicketPostgres, ShrinkRetiresTheServersLeft) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
   shrink_retires(test::split_urls(urls));
@@ -139,6 +210,10 @@ TEST(TicketMariaDb, TwoServersHandOutOddAndEven) {
 TEST(TicketMariaDb, ResizeFromTwoToFourUnderLoadHandsOutNoValueTwice) {
   IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
   resize_under_load(mariadb_servers(url, "idf_tk_b"));
+}
+TEST(TicketMariaDb, ConnectionsKeptOverAResizeFollowTheNewStep) {
+  IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
+  kept_sessions_follow_the_resize(mariadb_servers(url, "idf_tk_d"));
 }
 TEST(TicketMariaDb, ShrinkRetiresTheServersLeft) {
   IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");

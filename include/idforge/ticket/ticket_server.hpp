@@ -7,7 +7,8 @@
 //   MariaDB:    Flickr's table (idforge_tickets_NAME with an auto-increment id and a unique
 //               stub) and `REPLACE INTO ... (stub) VALUES ('a')` + LAST_INSERT_ID(); each
 //               connection sets auto_increment_increment / _offset from the set's row in
-//               idforge_ticket_sets, since one MariaDB can hold several "servers" as databases.
+//               idforge_ticket_sets, since one MariaDB can hold several "servers" as databases,
+//               and each REPLACE inserts only while they still match that row.
 #pragma once
 
 #include <cstdint>

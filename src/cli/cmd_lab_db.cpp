@@ -1,0 +1,122 @@
+// `idforge lab db`: real inserts into SQLite, PostgreSQL or MariaDB, one table per key kind.
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "idforge/lab/db_bench.hpp"
+#include "idforge/lab/svg_chart.hpp"
+#include "lab_output.hpp"
+
+namespace idforge::cli {
+namespace {
+
+using namespace idforge::lab;
+using nlohmann::json;
+
+struct DbArgs {
+  std::string engine = "sqlite";
+  std::string rows = "100000";
+  std::string kinds = "all";
+  std::uint32_t batch = 1000;
+  std::string cache_mb;
+  std::string sqlite_dir;
+  std::uint64_t seed = 1;
+  bool keep = false, json = false, quiet = false, model_keys = false;
+  std::string svg;
+};
+
+void run_db(const DbArgs& a) {
+  DbRunOptions o;
+  o.engine = parse_db_engine(a.engine);
+  o.rows = parse_count(a.rows, "--rows", 1'000'000'000);
+  o.kinds = parse_key_kinds(a.kinds);
+  o.batch = a.batch;
+  if (!a.cache_mb.empty()) o.cache_bytes = parse_count(a.cache_mb, "--cache-mb", 1 << 20) << 20;
+  if (!a.sqlite_dir.empty()) o.connection.sqlite_dir = a.sqlite_dir;
+  o.keep_tables = a.keep;
+  o.keys.seed = a.seed;
+  // Core's real generators by default; the seeded models repeat a run exactly.
+  if (!a.model_keys) o.make_source = [](KeyKind k) { return make_real_key_source(k); };
+  // Real time order: many keys share a millisecond, as in a busy table.
+  o.keys.keys_per_ms = 64;
+  if (!a.quiet) o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  const DbRunResult run = run_db_bench(o);
+
+  json out = {{"engine", std::string(engine_name(run.engine))},
+              {"keys", a.model_keys ? "lab key models, seed " + std::to_string(a.seed) : std::string("core generators")}, {"server_version", run.server_version},
+              {"cache", run.cache_note}, {"page_bytes", run.page_bytes}, {"rows", o.rows},
+              {"batch", o.batch}, {"results", json::array()}};
+  std::vector<std::vector<std::string>> rows;
+  const DbKindResult* fastest = nullptr;
+  for (const auto& r : run.results)
+    if (!fastest || r.inserts_per_s > fastest->inserts_per_s) fastest = &r;
+  for (const auto& r : run.results) {
+    json j = {{"kind", std::string(info(r.kind).name)}, {"column_type", r.column_type}, {"rows", r.rows},
+              {"seconds", r.seconds}, {"inserts_per_s", r.inserts_per_s}, {"index_bytes", r.index_bytes},
+              {"leaf_pages", r.leaf_pages}, {"leaf_fill", r.leaf_fill}, {"fill_method", r.fill_method},
+              {"wal_bytes", r.wal_bytes ? json(*r.wal_bytes) : json(nullptr)},
+              {"wal_full_page_images", r.wal_full_page_images ? json(*r.wal_full_page_images) : json(nullptr)},
+              {"tenths", json::array()}};
+    for (std::size_t t = 0; t < r.tenth_end.size(); ++t)
+      j["tenths"].push_back({{"rows", r.tenth_end[t]}, {"inserts_per_s", r.tenth_inserts_per_s[t]}});
+    out["results"].push_back(j);
+    rows.push_back({std::string(info(r.kind).name), r.column_type, fmt::format("{:.0f}", r.inserts_per_s),
+                    fmt::format("{:.0f}", r.tenth_inserts_per_s.back()),
+                    fmt::format("{:.2f}", r.inserts_per_s / fastest->inserts_per_s),
+                    human_bytes(static_cast<double>(r.index_bytes)), std::to_string(r.leaf_pages),
+                    percent(r.leaf_fill), r.wal_bytes ? human_bytes(static_cast<double>(*r.wal_bytes)) : "-"});
+  }
+  if (!a.svg.empty()) {
+    SvgChart chart(fmt::format("{}: {} rows a kind ({})", run.server_version, o.rows, run.cache_note.substr(0, 60)));
+    LinePanel rate{"Insert rate per tenth of the rows", "rows inserted", "inserts/s", {}};
+    BarPanel size{"Primary-key index size", "bytes", {}, {}, {}};
+    BarPanel fill{"Leaf fill", "fill (%)", {}, {}, {}};
+    for (const auto& r : run.results) {
+      ChartSeries s{std::string(info(r.kind).name), {}, r.tenth_inserts_per_s};
+      for (auto e : r.tenth_end) s.x.push_back(static_cast<double>(e));
+      rate.series.push_back(s);
+      size.categories.emplace_back(info(r.kind).name);
+      size.values.push_back(static_cast<double>(r.index_bytes));
+      size.labels.push_back(human_bytes(static_cast<double>(r.index_bytes)));
+      fill.categories.emplace_back(info(r.kind).name);
+      fill.values.push_back(r.leaf_fill * 100);
+      fill.labels.push_back(percent(r.leaf_fill));
+    }
+    write_file(a.svg, chart.add(rate).add(size).add(fill).render());
+  }
+  if (a.json) {
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  fmt::print("{}, {} rows a kind in batches of {}, {}-byte pages\ncache: {}\n\n", run.server_version, o.rows,
+             o.batch, run.page_bytes, run.cache_note);
+  fmt::print("{}", format_table({"kind", "column", "inserts/s", "last 10%/s", "vs fastest", "index size",
+                                 "leaf pages", "leaf fill", "WAL"},
+                                rows));
+  if (!run.results.empty()) fmt::print("\nleaf fill: {}\n", run.results.front().fill_method);
+}
+
+}  // namespace
+
+void add_lab_db(CLI::App& lab) {
+  auto a = std::make_shared<DbArgs>();
+  CLI::App* cmd = lab.add_subcommand("db", "Insert rows into a real database, one table per key kind; measure rate, size, fill");
+  cmd->add_option("--engine", a->engine, "sqlite, postgres (IDFORGE_PG_URL) or mariadb (IDFORGE_MARIADB_URL)")->capture_default_str();
+  cmd->add_option("--rows", a->rows, "Rows a kind (1e6 notation accepted)")->capture_default_str();
+  cmd->add_option("--kinds", a->kinds, "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Rows a transaction")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  cmd->add_option("--cache-mb", a->cache_mb, "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer pool; PostgreSQL: reported, needs a restart)");
+  cmd->add_option("--sqlite-dir", a->sqlite_dir, "Folder for the SQLite file (default $IDFORGE_DATA/lab)");
+  cmd->add_flag("--model-keys", a->model_keys, "Use the lab's seeded key models (repeatable) instead of core's generators");
+  cmd->add_option("--seed", a->seed, "Seed of the key models (with --model-keys)")->capture_default_str();
+  cmd->add_flag("--keep", a->keep, "Keep the tables afterwards");
+  cmd->add_flag("--json", a->json, "Print JSON instead of a table");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  cmd->add_option("--svg", a->svg, "Also write an SVG chart to this file");
+  cmd->callback([a] { run_db(*a); });
+}
+
+}  // namespace idforge::cli

@@ -1,0 +1,80 @@
+#include "lab_output.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "cli_support.hpp"
+
+namespace idforge::cli {
+
+std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t max) {
+  std::string s;
+  for (char c : text)
+    if (c != '_') s += c;
+  auto fail = [&](const std::string& why) {
+    throw CommandFailure{option + " '" + text + "': " + why};
+  };
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0]))))
+    fail("not a count (use digits, e.g. 1000000, or 1e6)");
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    fail("not a count (use digits, e.g. 1000000, or 1e6)");
+  }
+  if (used != s.size()) fail("not a count (use digits, e.g. 1000000, or 1e6)");
+  if (v != std::floor(v)) fail("not a whole number");
+  if (v < 1) fail("must be at least 1");
+  if (v > static_cast<double>(max)) fail("must be at most " + std::to_string(max));
+  return static_cast<std::uint64_t>(v);
+}
+
+std::string human_bytes(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
+}
+
+std::string percent(double f) { return fmt::format("{:.1f}%", f * 100); }
+
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& r, bool is_header) {
+    std::string s;
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < r.size() ? r[c] : "";
+      const bool right = !is_header && c > 0 && !cell.empty() &&
+                         (std::isdigit(static_cast<unsigned char>(cell[0])) || cell[0] == '-');
+      const std::string pad(width[c] - cell.size(), ' ');
+      s += (c ? "  " : "") + (right ? pad + cell : cell + (c + 1 < width.size() ? pad : ""));
+    }
+    return s + "\n";
+  };
+  std::string out = line(header, true);
+  std::string rule;
+  for (std::size_t c = 0; c < width.size(); ++c) rule += (c ? "  " : "") + std::string(width[c], '-');
+  out += rule + "\n";
+  for (const auto& r : rows) out += line(r, false);
+  return out;
+}
+
+void write_file(const std::string& path, const std::string& content) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw CommandFailure{"cannot write '" + path + "': " + std::strerror(errno)};
+  f << content;
+  f.close();
+  if (!f) throw CommandFailure{"cannot write '" + path + "': " + std::strerror(errno)};
+}
+
+}  // namespace idforge::cli

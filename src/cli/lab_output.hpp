@@ -1,0 +1,28 @@
+// Shared pieces of the `idforge lab` commands: counts like 1e9, byte sizes, aligned tables,
+// and writing the SVG file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace idforge::cli {
+
+/// A positive count from "1000000", "1_000_000" or "1e6"; at most `max`. Throws
+/// CommandFailure naming the option, the value and the rule.
+std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t max);
+
+/// 1536 -> "1.5 KiB", 16 MiB -> "16.0 MiB".
+std::string human_bytes(double bytes);
+
+/// 0.6931 -> "69.3%".
+std::string percent(double fraction);
+
+/// Rows as an aligned text table; numbers (cells starting with a digit) align right.
+std::string format_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows);
+
+/// Writes content to path; a failure is a CommandFailure naming the path and the reason.
+void write_file(const std::string& path, const std::string& content);
+
+}  // namespace idforge::cli
