@@ -120,7 +120,6 @@ json demo3(std::int64_t start_ms) {
   const std::uint64_t refusals = w.snowflake_stats(M2).backward_refusals;  // before the generator is replaced
   w.set_wait_policy(M2, 5);
   const Entry waited = w.request(M2);
-  w.request(M1);
   json result{{"step_ms", -5}};
   if (refused.type == Entry::Type::refused)
     result["refused"] = {{"machine", "M2"}, {"behind_ms", refused.behind_ms}, {"message", refused.message}};

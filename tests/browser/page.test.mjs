@@ -202,7 +202,7 @@ describe('desktop 1280x800', () => {
     assert.match(log, /policy set to wait/);
     assert.equal(await page.locator('#log-body li.refused').count(), 1);
     assert.equal(await page.locator('#log-body li.waited').count(), 1);
-    assert.match(await text(page, '#stage-caption'), /M1/);
+    assert.match(await text(page, '#stage-caption'), /M2, after waiting 3 ms, made Snowflake #4/);
     await shot(page, 'demo3');
   });
 

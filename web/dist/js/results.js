@@ -1,6 +1,7 @@
 // "What happened": each demo's outcome in words, from the numbers the server measured.
 import { esc, num, kindTitle } from './dom.js';
 
+const plural = (n, what) => `${num(n)} ${what}${n === 1 ? '' : 's'}`;
 const pct = (x) => `${Math.round(x * 100)}%`;
 const andList = (names) =>
   names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
@@ -42,7 +43,7 @@ function demo3(d) {
       `<p data-check="demo3-waited">With the policy set to wait, the following request <b>waited ${r.waited.waited_ms} ms</b> ` +
         `and <b class="ok">succeeded</b>: #${r.waited.n} <code>${esc(r.waited.id_str)}</code>.</p>`,
     );
-  parts.push('<p class="small muted">M1, whose clock was not touched, went on as before.</p>');
+  parts.push('<p class="small muted">M1\'s clock was not touched: it made its IDs as before.</p>');
   return parts.join('');
 }
 
@@ -84,8 +85,8 @@ function demo5(d) {
   ];
   if (v4.s.splits > v7.s.splits && v4.s.page_writes > v7.s.page_writes && v4.s.leaf_fill < 1)
     parts.push(
-      `<p data-check="demo5-compare">UUIDv4 needed <b>${v4.s.splits - v7.s.splits} more splits</b> and ` +
-        `<b>${v4.s.page_writes - v7.s.page_writes} more page writes</b>, and its leaves are only ` +
+      `<p data-check="demo5-compare">UUIDv4 needed <b>${plural(v4.s.splits - v7.s.splits, 'more split')}</b> and ` +
+        `<b>${plural(v4.s.page_writes - v7.s.page_writes, 'more page write')}</b>, and its leaves are only ` +
         `<b>${pct(v4.s.leaf_fill)}</b> full: random keys split pages all over the index.</p>`,
     );
   else

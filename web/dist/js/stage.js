@@ -29,12 +29,16 @@ export function stageModel(kind, entries, trees) {
   return { kind: entries.length ? entries[entries.length - 1].kind : kind, machines, last, now, tables };
 }
 
-// Text cut to fit width px, keeping the end (IDs differ at the end).
-function fit(ctx, text, width) {
+// Text cut to fit width px: IDs keep their end (where they differ), other lines their start.
+function fit(ctx, text, width, keepEnd) {
   if (ctx.measureText(text).width <= width) return text;
   let t = text;
-  while (t.length > 1 && ctx.measureText(`…${t}`).width > width) t = t.slice(1);
-  return `…${t}`;
+  if (keepEnd) {
+    while (t.length > 1 && ctx.measureText(`…${t}`).width > width) t = t.slice(1);
+    return `…${t}`;
+  }
+  while (t.length > 1 && ctx.measureText(`${t}…`).width > width) t = t.slice(0, -1);
+  return `${t}…`;
 }
 
 export class Stage {
@@ -71,7 +75,7 @@ export class Stage {
     const c = this.canvas;
     const W = Math.max(280, Math.round(c.clientWidth || 640));
     const narrow = W < 520;
-    const H = narrow ? 250 : 240;
+    const H = narrow ? 262 : 252;
     const dpr = window.devicePixelRatio || 1;
     if (c.width !== Math.round(W * dpr) || c.height !== Math.round(H * dpr)) {
       c.width = Math.round(W * dpr);
@@ -85,7 +89,7 @@ export class Stage {
     if (!m) return;
     const pad = 12;
     const bw = (W - 3 * pad) / 2;
-    const bh = narrow ? 112 : 104;
+    const bh = narrow ? 122 : 114;
     const top = 30;
     ctx.textBaseline = 'alphabetic';
     ctx.fillStyle = COLORS.muted;
@@ -184,13 +188,13 @@ export class Stage {
     if (mc.offset) lines.push([`stepped ${mc.offset < 0 ? 'back' : 'ahead'} ${Math.abs(mc.offset)} ms`, COLORS.bad]);
     lines.push([`policy: ${mc.policy}`, COLORS.ink]);
     lines.push([`IDs made: ${num(mc.ids)}`, COLORS.ink]);
-    if (mc.last) lines.push([`last ${mc.last}`, COLORS.muted]);
-    ctx.font = `${narrow ? 12 : 13}px ui-monospace, "DejaVu Sans Mono", monospace`;
-    for (const [text, color] of lines.slice(0, 5)) {
+    if (mc.last) lines.push([`last ${mc.last}`, COLORS.muted, true]);
+    ctx.font = `${narrow ? 11 : 13}px ui-monospace, "DejaVu Sans Mono", monospace`;
+    for (const [text, color, keepEnd] of lines.slice(0, 5)) {
       y += narrow ? 17 : 16;
       if (y > box.y + box.h - 4) break;
       ctx.fillStyle = color;
-      ctx.fillText(fit(ctx, text, box.w - 20), x, y);
+      ctx.fillText(fit(ctx, text, box.w - 20, keepEnd), x, y);
     }
   }
 }
