@@ -2,13 +2,13 @@
 #include <fmt/core.h>
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
+#include "idforge/inspect_json.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -19,20 +19,6 @@ struct InspectArgs {
   std::optional<std::string> encoding;
   bool json = false;
 };
-
-std::string to_json(const Inspection& in) {
-  nlohmann::ordered_json j;
-  j["input"] = in.input;
-  j["kind"] = in.kind;
-  j["canonical"] = in.canonical;
-  if (in.unix_ms) j["unix_ms"] = *in.unix_ms;
-  for (const auto& f : in.fields) {
-    if (f.name == "unix_ms") continue;
-    if (f.numeric) j[f.name] = *f.numeric;
-    else j[f.name] = f.text;
-  }
-  return j.dump();
-}
 
 void print_text(const Inspection& in) {
   fmt::print("{}\n  {:<11}{}\n", in.input, "kind", in.kind);
@@ -48,7 +34,7 @@ void run_inspect(const InspectArgs& a) {
   for (const auto& id : a.ids) {
     try {
       const Inspection in = inspect(id, opt);
-      if (a.json) fmt::print("{}\n", to_json(in));
+      if (a.json) fmt::print("{}\n", inspection_to_json(in).dump());
       else print_text(in);
     } catch (const Error& e) {
       ++failures;

@@ -26,6 +26,8 @@ void add_ticket_command(CLI::App& app);
 /// `idforge lease acquire|list` (built with idforge::coord)
 void add_lease_command(CLI::App& app);
 #endif
+/// `idforge serve` (only when built with the server)
+void add_serve_command(CLI::App& app);
 
 /// `idforge lab`: registers `lab btree`, `lab db` and `lab cost` (built with IDFORGE_BUILD_LAB)
 CLI::App* add_lab_command(CLI::App& app);

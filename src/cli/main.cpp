@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   idforge::cli::add_gen_uuid(*gen);
   idforge::cli::add_inspect_command(app);
   idforge::cli::add_layout_command(app);
+#ifdef IDFORGE_HAVE_SERVER
+  idforge::cli::add_serve_command(app);
+#endif
 #ifdef IDFORGE_HAVE_LAB
   idforge::cli::add_lab_command(app);
 #endif

@@ -1,0 +1,43 @@
+// LeaseBinding: serves Snowflakes from a leased node ID. It registers the `snowflake` kind
+// on the leased generator, makes the server's readiness follow the lease (ready while held
+// and not fenced: /readyz answers 503 and IDs stop while renewals fail or the lease is lost,
+// and come back when a renewal succeeds), and adds the lease's series to /metrics.
+// Built only with idforge::coord (IDFORGE_SERVER_HAVE_LEASE).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "idforge/coord/leased_generator.hpp"
+#include "idforge/server/server.hpp"
+
+namespace idforge::server {
+
+class LeaseBinding {
+ public:
+  /// Registers kind "snowflake" on server (before bind()) and starts watching gen's keeper
+  /// every poll. gen must outlive the binding; the binding must outlive server.run().
+  LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  /// Stops watching (the lease itself is released by its generator).
+  ~LeaseBinding();
+  LeaseBinding(const LeaseBinding&) = delete;
+  LeaseBinding& operator=(const LeaseBinding&) = delete;
+
+  /// Reads the keeper's state once and sets readiness from it.
+  void refresh();
+
+ private:
+  Server& server_;
+  coord::LeasedSnowflakeGenerator& gen_;
+  std::chrono::milliseconds poll_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace idforge::server

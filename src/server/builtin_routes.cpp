@@ -1,0 +1,211 @@
+// The routes every Server has: IDs, inspect, health, readiness, metrics and the index.
+// Handlers are thin: check the input, answer early on an error, else call the core.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+
+#include "idforge/error.hpp"
+#include "idforge/inspect.hpp"
+#include "idforge/inspect_json.hpp"
+#include "server_impl.hpp"
+
+namespace idforge::server {
+namespace {
+
+constexpr std::size_t kMaxCount = 10'000;
+
+// Parses ?count: digits only, 1..kMaxCount.
+std::optional<std::size_t> parse_count(const std::optional<std::string>& text) {
+  if (!text) return 1;
+  std::size_t n = 0;
+  const char* end = text->data() + text->size();
+  const auto [p, ec] = std::from_chars(text->data(), end, n);
+  if (text->empty() || ec != std::errc{} || p != end || n < 1 || n > kMaxCount) return std::nullopt;
+  return n;
+}
+
+// The ID bodies are built by hand rather than through a JSON library: they are only
+// digits and the service's own UUID/ULID text (hex, Crockford base32, '-'), which need
+// no escaping, and a batch of 10,000 is the hot path.
+void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+std::string encode_json(const IdBatch& b, std::size_t n) {
+  std::string out;
+  const bool num = !b.numbers.empty();
+  out.reserve(32 + n * (num ? 44 : 2 * (b.texts.empty() ? 0 : b.texts[0].size() + 3)));
+  if (n == 1) {
+    out += "{\"id\":";
+    if (num) {
+      append_u64(out, b.numbers[0]);
+      out += ",\"id_str\":\"";
+      append_u64(out, b.numbers[0]);
+      out += "\"}";
+    } else {
+      out += '"' + b.texts[0] + "\",\"id_str\":\"" + b.texts[0] + "\"}";
+    }
+    return out;
+  }
+  out += "{\"ids\":[";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) out += ',';
+    if (num) append_u64(out, b.numbers[i]);
+    else (out += '"', out += b.texts[i], out += '"');
+  }
+  out += "],\"ids_str\":[";
+  for (std::size_t i = 0; i < n; ++i) {
+    out += i ? ",\"" : "\"";
+    if (num) append_u64(out, b.numbers[i]);
+    else out += b.texts[i];
+    out += '"';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string encode_text(const IdBatch& b, std::size_t n) {
+  std::string out;
+  out.reserve(n * 24);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!b.numbers.empty()) append_u64(out, b.numbers[i]);
+    else out += b.texts[i];
+    out += '\n';
+  }
+  return out;
+}
+
+// Errors a generator may raise that say "not now" rather than "never": the clock is
+// behind, the lease fence passed, the process forked. The client should retry.
+bool is_transient(errc e) {
+  return e == errc::clock_moved_backwards || e == errc::fenced || e == errc::forked || e == errc::lease_error ||
+         e == errc::store_unreachable || e == errc::counter_exhausted;
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Server::Impl::add_builtin_routes() {
+  router.add("GET", "/v1/ids/{kind}", [this](const Request& r) -> Response {
+    const std::string_view name = r.param("kind");
+    const Kind* kind = kinds.find(name);
+    if (!kind) {
+      std::string known;
+      for (const auto& k : kinds.kinds()) known += (known.empty() ? "" : ", ") + k.name;
+      return problem(400, "unknown-kind", "Bad Request",
+                     fmt::format("kind '{}' is not served; known kinds: {}", name, known));
+    }
+    const auto count_text = r.query("count");
+    const auto count = parse_count(count_text);
+    if (!count)
+      return problem(400, "bad-count", "Bad Request",
+                     fmt::format("count='{}' must be a whole number from 1 to {}", count_text.value_or(""), kMaxCount));
+    if (kind->needs && !kind->needs->ready()) {
+      Response p = problem(503, "not-ready", "Service Unavailable",
+                           fmt::format("kind '{}' needs a node ID and none is held: {}", name, kind->needs->reason()));
+      p.headers.emplace_back("Retry-After", "1");
+      return p;
+    }
+    thread_local IdBatch batch;
+    batch.clear();
+    try {
+      kind->generate(*count, batch);
+    } catch (const Error& e) {
+      if (!is_transient(e.code())) throw;
+      Response p = problem(503, "cannot-issue", "Service Unavailable", e.what());
+      p.headers.emplace_back("Retry-After", "1");
+      return p;
+    }
+    const std::size_t got = batch.numbers.empty() ? batch.texts.size() : batch.numbers.size();
+    if (got != *count)
+      return problem(500, "internal", "Internal Server Error",
+                     fmt::format("kind '{}' wrote {} IDs for count={}", name, got, *count));
+    metrics->add_ids(static_cast<std::size_t>(kind - kinds.kinds().data()), *count);
+    Response out;
+    if (r.wants_text()) {
+      out.content_type = "text/plain; charset=utf-8";
+      out.body = encode_text(batch, *count);
+    } else {
+      out.body = encode_json(batch, *count);
+    }
+    out.headers.emplace_back("Cache-Control", "no-store");
+    return out;
+  });
+
+  const Layout default_layout = parse_layout(config.layout);
+  router.add("GET", "/v1/inspect/{id}", [default_layout](const Request& r) -> Response {
+    InspectOptions opt;
+    try {
+      opt.layout = default_layout;
+      if (auto layout = r.query("layout")) opt.layout = parse_layout(*layout);
+      if (auto enc = r.query("encoding")) opt.encoding = parse_int_encoding(*enc);
+      const Inspection in = inspect(r.param("id"), opt);
+      Response out;
+      out.body = inspection_to_json(in).dump();
+      return out;
+    } catch (const Error& e) {
+      return problem(400, "bad-id", "Bad Request", e.what());
+    }
+  });
+
+  router.add("GET", "/healthz", [](const Request&) {
+    Response out;
+    out.body = R"({"status":"ok"})";
+    return out;
+  });
+
+  router.add("GET", "/readyz", [this](const Request&) {
+    if (!readiness->ready())
+      return problem(503, "not-ready", "Service Unavailable", "not ready: " + readiness->reason());
+    Response out;
+    out.body = R"({"status":"ready"})";
+    return out;
+  });
+
+  router.add("GET", "/metrics", [this](const Request&) {
+    Response out;
+    out.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    out.body = metrics->render();
+    return out;
+  });
+
+  std::error_code ec;
+  if (web_root.empty() || !std::filesystem::exists(std::filesystem::path(web_root) / "index.html", ec)) {
+    router.add("GET", "/", [this](const Request&) {
+      std::string kinds_html;
+      for (const auto& k : kinds.kinds())
+        kinds_html += fmt::format("<li><a href=\"/v1/ids/{0}\">/v1/ids/{0}</a> ({1}), also "
+                                  "<a href=\"/v1/ids/{0}?count=5\">?count=5</a></li>\n",
+                                  html_escape(k.name), html_escape(k.description));
+      Response out;
+      out.content_type = "text/html; charset=utf-8";
+      out.body = fmt::format(
+          "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>idforge</title></head>\n"
+          "<body><h1>idforge</h1>\n<p>Unique IDs over HTTP. Every 64-bit ID comes as a number and as a string "
+          "(<code>id_str</code>), because JavaScript rounds integers above 2<sup>53</sup>.</p>\n<ul>\n{}"
+          "<li><code>/v1/inspect/{{id}}</code>: what an ID carries</li>\n"
+          "<li><a href=\"/healthz\">/healthz</a>, <a href=\"/readyz\">/readyz</a>, "
+          "<a href=\"/metrics\">/metrics</a></li>\n</ul>\n</body></html>\n",
+          kinds_html);
+      return out;
+    });
+  }
+}
+
+}  // namespace idforge::server
