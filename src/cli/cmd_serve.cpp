@@ -15,6 +15,9 @@
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
+#ifdef IDFORGE_SERVER_HAVE_SIM
+#include "idforge/server/sim.hpp"
+#endif
 #include "idforge/snowflake_generator.hpp"
 #ifdef IDFORGE_SERVER_HAVE_LEASE
 #include <filesystem>
@@ -86,6 +89,9 @@ void run_serve(const ServeArgs& a) {
     node_text = fmt::format("fixed node {}", fixed->node());
   }
   server::add_text_kinds(srv);
+#ifdef IDFORGE_SERVER_HAVE_SIM
+  server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
+#endif
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 
