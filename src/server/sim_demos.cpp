@@ -90,6 +90,7 @@ json demo2(std::int64_t start_ms) {
           {"log", log},
           {"log_elided_after", kEnds},
           {"log_elided", es.size() - 2 * kEnds},
+          {"log_elided_machine", "M1"},
           {"latest", {w.entry_json(es[es.size() - 2]), w.entry_json(last)}},
           {"trees", {tree_entry(w, "Snowflake", 4)}},
           {"result",

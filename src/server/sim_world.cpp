@@ -311,6 +311,7 @@ nlohmann::json World::tree_json(std::size_t max_leaves) const {
             {"leaf_splits", s.leaf_splits},
             {"page_writes", s.page_writes},
             {"leaves", s.leaves},
+            {"interior_pages", s.interior_pages},
             {"height", s.height},
             {"leaf_fill", s.leaf_fill}}}};
 }

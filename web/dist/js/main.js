@@ -180,7 +180,8 @@ async function runDemo(n) {
     el.result.innerHTML = resultHtml(d);
     el.caption.innerHTML = caption(lastRequest(d.log));
     el.next.disabled = false;
-    await stage.show(stageModel(d.kind, d.log, d.trees), true);
+    const elided = d.log_elided ? { machine: d.log_elided_machine, count: d.log_elided } : null;
+    await stage.show(stageModel(d.kind, d.log, d.trees, elided), true);
   } catch (err) {
     showError(err);
   }

@@ -4,8 +4,9 @@ import { clockText, kindTitle, num } from './dom.js';
 
 const COLORS = { M1: '#2f6fde', M2: '#d4570f', ink: '#1c2430', muted: '#5b6675', bad: '#c42b2b', line: '#c9d1db' };
 
-/** What the canvas shows, derived from the log entries and the trees. */
-export function stageModel(kind, entries, trees) {
+/** What the canvas shows, derived from the log entries and the trees; elided = IDs left
+ *  out of the log, {machine, count}. */
+export function stageModel(kind, entries, trees, elided) {
   const machines = {};
   for (const name of ['M1', 'M2'])
     machines[name] = { name, node: name === 'M1' ? 1 : 2, clock: null, offset: 0, ids: 0, last: null,
@@ -25,6 +26,7 @@ export function stageModel(kind, entries, trees) {
     }
     if (e.type === 'id' || e.type === 'refused') last = e;
   }
+  if (elided && machines[elided.machine]) machines[elided.machine].ids += elided.count;
   const tables = trees.map((t) => ({ title: t.title || kindTitle(t.tree.kind), rows: t.tree.stats.inserts, leaves: t.tree.stats.leaves }));
   return { kind: entries.length ? entries[entries.length - 1].kind : kind, machines, last, now, tables };
 }

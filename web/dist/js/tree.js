@@ -31,10 +31,10 @@ function treeHtml(title, tree) {
   const omitted = tree.omitted_leaves
     ? `<span class="omitted">… ${num(tree.omitted_leaves)} full leaves to the left</span>`
     : '';
-  const root =
-    s.leaves > 1
-      ? `<div class="root">root page: ${num(s.leaves)} leaf pointers</div>`
-      : '<div class="root">the root is the only leaf</div>';
+  let root = '<div class="root">the root is the only leaf</div>';
+  if (s.height === 2) root = `<div class="root">root page: ${num(s.leaves)} leaf pointers</div>`;
+  else if (s.height > 2)
+    root = `<div class="root">${num(s.interior_pages)} interior pages in ${s.height - 1} levels above the leaves</div>`;
   return (
     `<div class="tree" data-kind="${esc(tree.kind)}"><h3>${esc(title || kindTitle(tree.kind))}</h3>${root}` +
     `<div class="leaves">${omitted}${tree.leaves.map((l) => leafHtml(l, tree.leaf_capacity, newest)).join('')}</div>` +
