@@ -26,6 +26,12 @@ fi
 
 # npm packages for the cross-checks and browser tests, when the project declares any.
 if [ -f "$root/tests/npm/package.json" ]; then
+  # Debian's nodejs comes without npm; NodeSource's nodejs bundles it and conflicts with
+  # Debian's npm package, so install that only where no npm command exists.
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: installing npm"
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends npm >/dev/null
+  fi
   if [ ! -d "$root/tests/npm/node_modules" ] || [ "$root/tests/npm/package.json" -nt "$root/tests/npm/node_modules" ]; then
     echo "setup: npm packages for tests/npm"
     (cd "$root/tests/npm" && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
