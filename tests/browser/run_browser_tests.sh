@@ -26,4 +26,4 @@ fi
 export IDFORGE_BINARY="$binary"
 export IDFORGE_SCREENSHOT_DIR="$shots"
 export IDFORGE_WEB_ROOT="$root/web/dist"
-exec node --test --test-concurrency=1 "$here/page.test.mjs"
+exec node --test "$here/page.test.mjs"
