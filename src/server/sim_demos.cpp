@@ -25,9 +25,11 @@ constexpr int kTrialRuns = 1000;
 
 void check_start(std::int64_t start_ms) {
   if (start_ms < sim_min_start_ms() || start_ms > sim_max_start_ms())
-    throw Error(errc::invalid_argument,
-                fmt::format("start_ms={} must be from {} to {} (Unix ms within the Twitter layout's 41-bit time)",
-                            start_ms, sim_min_start_ms(), sim_max_start_ms()));
+    throw Error(
+        errc::invalid_argument,
+        fmt::format(
+            "start_ms={} must be from {} to {} (Unix ms within the Twitter layout's 41-bit time)",
+            start_ms, sim_min_start_ms(), sim_max_start_ms()));
 }
 
 json tree_entry(const World& w, const char* title, std::size_t max_leaves = 0) {
@@ -58,7 +60,8 @@ json demo1(std::int64_t start_ms) {
   const Entry b = w.request(M2);
   const json fa = sim::fields_of(a, w.kind()), fb = sim::fields_of(b, w.kind());
   json differ = json::array(), same = json::array();
-  for (std::size_t i = 0; i < fa.size(); ++i) (fa[i]["value"] == fb[i]["value"] ? same : differ).push_back(fa[i]["name"]);
+  for (std::size_t i = 0; i < fa.size(); ++i)
+    (fa[i]["value"] == fb[i]["value"] ? same : differ).push_back(fa[i]["name"]);
   return {{"kind", "snowflake"},
           {"log", log_of(w)},
           {"latest", {w.entry_json(a), w.entry_json(b)}},
@@ -103,8 +106,9 @@ json demo2(std::int64_t start_ms) {
              {{"n", last.n},
               {"waited_ms", last.waited_ms},
               {"sequence", last_fields[3]["value"]},
-              {"timestamp_after_first_ms", decompose(sim::page_layout(), Snowflake(last.snowflake)).tick -
-                                                decompose(sim::page_layout(), Snowflake(es.front().snowflake)).tick}}}}}};
+              {"timestamp_after_first_ms",
+               decompose(sim::page_layout(), Snowflake(last.snowflake)).tick -
+                   decompose(sim::page_layout(), Snowflake(es.front().snowflake)).tick}}}}}};
 }
 
 // Demo 3: M2's clock steps back 5 ms. Requests keep coming 1 ms apart, so when M2 is next
@@ -118,14 +122,19 @@ json demo3(std::int64_t start_ms) {
   w.step_clock(M2, -5);
   w.request(M1);
   const Entry refused = w.request(M2);
-  const std::uint64_t refusals = w.snowflake_stats(M2).backward_refusals;  // before the generator is replaced
+  const std::uint64_t refusals =
+      w.snowflake_stats(M2).backward_refusals;  // before the generator is replaced
   w.set_wait_policy(M2, 5);
   const Entry waited = w.request(M2);
   json result{{"step_ms", -5}};
   if (refused.type == Entry::Type::refused)
-    result["refused"] = {{"machine", "M2"}, {"behind_ms", refused.behind_ms}, {"message", refused.message}};
+    result["refused"] = {
+        {"machine", "M2"}, {"behind_ms", refused.behind_ms}, {"message", refused.message}};
   if (waited.type == Entry::Type::id)
-    result["waited"] = {{"machine", "M2"}, {"n", waited.n}, {"waited_ms", waited.waited_ms}, {"id_str", sim::text_of(waited, w.kind())}};
+    result["waited"] = {{"machine", "M2"},
+                        {"n", waited.n},
+                        {"waited_ms", waited.waited_ms},
+                        {"id_str", sim::text_of(waited, w.kind())}};
   result["refusals"] = refusals;
   return {{"kind", "snowflake"},
           {"log", log_of(w)},
@@ -139,15 +148,20 @@ json demo3(std::int64_t start_ms) {
 json sorted_table(const World& w) {
   std::vector<const Entry*> rows;
   for (const Entry& e : w.entries()) rows.push_back(&e);
-  std::sort(rows.begin(), rows.end(), [](const Entry* a, const Entry* b) { return a->uuid < b->uuid; });
+  std::sort(rows.begin(), rows.end(),
+            [](const Entry* a, const Entry* b) { return a->uuid < b->uuid; });
   json out = json::array();
   std::size_t in_order = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    out.push_back({{"n", rows[i]->n}, {"machine", rows[i]->machine == 0 ? "M1" : "M2"},
+    out.push_back({{"n", rows[i]->n},
+                   {"machine", rows[i]->machine == 0 ? "M1" : "M2"},
                    {"id_str", sim::text_of(*rows[i], w.kind())}});
     if (i > 0 && rows[i - 1]->n < rows[i]->n) ++in_order;
   }
-  return {{"kind", sim_kind_name(w.kind())}, {"rows", out}, {"pairs", rows.size() - 1}, {"pairs_in_order", in_order}};
+  return {{"kind", sim_kind_name(w.kind())},
+          {"rows", out},
+          {"pairs", rows.size() - 1},
+          {"pairs_in_order", in_order}};
 }
 
 json demo4(std::int64_t start_ms) {
@@ -179,12 +193,9 @@ json trials(SimKind kind, unsigned keys, std::int64_t start_ms) {
   }
   json h = json::array();
   for (const auto& [k, count] : histogram) h.push_back({{"splits", k}, {"runs", count}});
-  return {{"kind", sim_kind_name(kind)},
-          {"runs", kTrialRuns},
-          {"mean_splits", splits / kTrialRuns},
-          {"mean_page_writes", writes / kTrialRuns},
-          {"mean_leaf_fill", fill / kTrialRuns},
-          {"histogram", h}};
+  return {{"kind", sim_kind_name(kind)},         {"runs", kTrialRuns},
+          {"mean_splits", splits / kTrialRuns},  {"mean_page_writes", writes / kTrialRuns},
+          {"mean_leaf_fill", fill / kTrialRuns}, {"histogram", h}};
 }
 
 json demo5(std::int64_t start_ms) {
@@ -200,16 +211,20 @@ json demo5(std::int64_t start_ms) {
           {"trees", {tree_entry(v7, "UUIDv7"), tree_entry(v4, "UUIDv4")}},
           {"result",
            {{"keys", kKeys},
-            {"trials", {trials(SimKind::uuid7, kKeys, start_ms), trials(SimKind::uuid4, kKeys, start_ms)}}}}};
+            {"trials",
+             {trials(SimKind::uuid7, kKeys, start_ms), trials(SimKind::uuid4, kKeys, start_ms)}}}}};
 }
 
 }  // namespace
 
 std::string_view sim_kind_name(SimKind kind) noexcept {
   switch (kind) {
-    case SimKind::snowflake: return "snowflake";
-    case SimKind::uuid7: return "uuid7";
-    case SimKind::uuid4: return "uuid4";
+    case SimKind::snowflake:
+      return "snowflake";
+    case SimKind::uuid7:
+      return "uuid7";
+    case SimKind::uuid4:
+      return "uuid4";
   }
   return "?";
 }
@@ -217,10 +232,13 @@ std::string_view sim_kind_name(SimKind kind) noexcept {
 SimKind parse_sim_kind(std::string_view name) {
   for (SimKind k : {SimKind::snowflake, SimKind::uuid7, SimKind::uuid4})
     if (name == sim_kind_name(k)) return k;
-  throw Error(errc::invalid_argument, fmt::format("kind='{}' is not simulated; kinds: snowflake, uuid7, uuid4", name));
+  throw Error(errc::invalid_argument,
+              fmt::format("kind='{}' is not simulated; kinds: snowflake, uuid7, uuid4", name));
 }
 
-std::int64_t sim_min_start_ms() noexcept { return sim::page_layout().epoch_ms() + 1000; }
+std::int64_t sim_min_start_ms() noexcept {
+  return sim::page_layout().epoch_ms() + 1000;
+}
 std::int64_t sim_max_start_ms() noexcept {
   const Layout& l = sim::page_layout();
   return l.epoch_ms() + static_cast<std::int64_t>(l.max_tick()) - 60'000;
@@ -232,7 +250,10 @@ std::string sim_layouts_json() {
       {SimKind::snowflake, "Snowflake"}, {SimKind::uuid7, "UUIDv7"}, {SimKind::uuid4, "UUIDv4"}};
   for (const auto& [kind, title] : kinds) {
     const int bits = kind == SimKind::snowflake ? 64 : 128;
-    layouts.push_back({{"kind", sim_kind_name(kind)}, {"title", title}, {"bits", bits}, {"fields", sim::layout_json(kind)}});
+    layouts.push_back({{"kind", sim_kind_name(kind)},
+                       {"title", title},
+                       {"bits", bits},
+                       {"fields", sim::layout_json(kind)}});
   }
   return json{{"layouts", layouts},
               {"leaf_capacity", sim::kLeafKeys},
@@ -243,7 +264,8 @@ std::string sim_layouts_json() {
 
 std::string sim_run_json(SimKind kind, unsigned count, std::int64_t start_ms) {
   if (count < 1 || count > kSimMaxRequests)
-    throw Error(errc::invalid_argument, fmt::format("count={} must be from 1 to {}", count, kSimMaxRequests));
+    throw Error(errc::invalid_argument,
+                fmt::format("count={} must be from 1 to {}", count, kSimMaxRequests));
   check_start(start_ms);
   World w(kind, start_ms);
   json steps = json::array();
@@ -258,13 +280,24 @@ std::string sim_demo_json(int demo, std::int64_t start_ms) {
   check_start(start_ms);
   json out;
   switch (demo) {
-    case 1: out = demo1(start_ms); break;
-    case 2: out = demo2(start_ms); break;
-    case 3: out = demo3(start_ms); break;
-    case 4: out = demo4(start_ms); break;
-    case 5: out = demo5(start_ms); break;
+    case 1:
+      out = demo1(start_ms);
+      break;
+    case 2:
+      out = demo2(start_ms);
+      break;
+    case 3:
+      out = demo3(start_ms);
+      break;
+    case 4:
+      out = demo4(start_ms);
+      break;
+    case 5:
+      out = demo5(start_ms);
+      break;
     default:
-      throw Error(errc::invalid_argument, fmt::format("demo {} does not exist; demos are 1 to {}", demo, kSimDemoCount));
+      throw Error(errc::invalid_argument,
+                  fmt::format("demo {} does not exist; demos are 1 to {}", demo, kSimDemoCount));
   }
   out["demo"] = demo;
   out["start_ms"] = start_ms;

@@ -36,8 +36,8 @@ std::optional<std::int64_t> start_of(const Request& r, Response& error) {
   const auto v = parse_int(*text, sim_min_start_ms(), sim_max_start_ms());
   if (!v)
     error = problem(400, "bad-start", "Bad Request",
-                    fmt::format("start_ms='{}' must be a whole number of Unix ms from {} to {}", *text,
-                                sim_min_start_ms(), sim_max_start_ms()));
+                    fmt::format("start_ms='{}' must be a whole number of Unix ms from {} to {}",
+                                *text, sim_min_start_ms(), sim_max_start_ms()));
   return v;
 }
 
@@ -45,7 +45,8 @@ std::optional<std::int64_t> start_of(const Request& r, Response& error) {
 
 void add_sim_routes(Server& server) {
   Router& router = server.router();
-  router.add("GET", "/v1/sim/layouts", [](const Request&) { return json_response(sim_layouts_json()); });
+  router.add("GET", "/v1/sim/layouts",
+             [](const Request&) { return json_response(sim_layouts_json()); });
 
   router.add("GET", "/v1/sim/run", [](const Request& r) -> Response {
     const std::string kind_text = r.query("kind").value_or("snowflake");
@@ -59,7 +60,8 @@ void add_sim_routes(Server& server) {
     const auto count = parse_int(count_text, 1, kSimMaxRequests);
     if (!count)
       return problem(400, "bad-count", "Bad Request",
-                     fmt::format("count='{}' must be a whole number from 1 to {}", count_text, kSimMaxRequests));
+                     fmt::format("count='{}' must be a whole number from 1 to {}", count_text,
+                                 kSimMaxRequests));
     Response error;
     const auto start = start_of(r, error);
     if (!start) return error;
@@ -70,8 +72,9 @@ void add_sim_routes(Server& server) {
     const std::string_view n_text = r.param("n");
     const auto n = parse_int(n_text, 1, kSimDemoCount);
     if (!n)
-      return problem(404, "no-such-demo", "Not Found",
-                     fmt::format("demo '{}' does not exist; demos are 1 to {}", n_text, kSimDemoCount));
+      return problem(
+          404, "no-such-demo", "Not Found",
+          fmt::format("demo '{}' does not exist; demos are 1 to {}", n_text, kSimDemoCount));
     Response error;
     const auto start = start_of(r, error);
     if (!start) return error;

@@ -17,7 +17,8 @@ constexpr std::int64_t kNsPerMs = 1'000'000;
 // One field of a bit bar. Widths come from the layout (Snowflake) or RFC 9562 §5.4/§5.7.
 struct FieldSpec {
   const char* name;
-  const char* role;  // colours the page uses: sign, time, machine, sequence, version, variant, random
+  const char*
+      role;  // colours the page uses: sign, time, machine, sequence, version, variant, random
   int width;
 };
 
@@ -32,11 +33,17 @@ std::vector<FieldSpec> field_specs(SimKind kind) {
               {"sequence", "sequence", l.sequence_bits()}};
     }
     case SimKind::uuid7:
-      return {{"unix_ts_ms", "time", 48}, {"ver", "version", 4}, {"rand_a", "random", 12},
-              {"var", "variant", 2},      {"rand_b", "random", 62}};
+      return {{"unix_ts_ms", "time", 48},
+              {"ver", "version", 4},
+              {"rand_a", "random", 12},
+              {"var", "variant", 2},
+              {"rand_b", "random", 62}};
     case SimKind::uuid4:
-      return {{"random_a", "random", 48}, {"ver", "version", 4}, {"random_b", "random", 12},
-              {"var", "variant", 2},      {"random_c", "random", 62}};
+      return {{"random_a", "random", 48},
+              {"ver", "version", 4},
+              {"random_b", "random", 12},
+              {"var", "variant", 2},
+              {"random_c", "random", 62}};
   }
   return {};
 }
@@ -46,9 +53,13 @@ lab::Key128 key_of(const Entry& e, SimKind kind) {
   return {e.uuid.high(), e.uuid.low()};
 }
 
-std::string machine_name(int m) { return m == 0 ? "M1" : "M2"; }
+std::string machine_name(int m) {
+  return m == 0 ? "M1" : "M2";
+}
 
-std::string hex(std::uint64_t v) { return fmt::format("0x{:x}", v); }
+std::string hex(std::uint64_t v) {
+  return fmt::format("0x{:x}", v);
+}
 
 }  // namespace
 
@@ -97,8 +108,8 @@ nlohmann::json fields_of(const Entry& e, SimKind kind) {
       const SnowflakeParts p = decompose(page_layout(), Snowflake(e.snowflake));
       set(0, "0", "always 0: the number stays positive");
       set(1, std::to_string(p.tick), "ms since twepoch = " + format_iso8601_ms(p.unix_ms));
-      set(2, std::to_string(p.node), "datacenter " + std::to_string(p.datacenter) + ", worker " +
-                                         std::to_string(p.worker));
+      set(2, std::to_string(p.node),
+          "datacenter " + std::to_string(p.datacenter) + ", worker " + std::to_string(p.worker));
       set(3, std::to_string(p.sequence), "IDs before it in this ms on this machine");
       break;
     }
@@ -128,10 +139,7 @@ nlohmann::json fields_of(const Entry& e, SimKind kind) {
 // World
 
 World::World(SimKind kind, std::int64_t start_ms)
-    : kind_(kind),
-      start_ms_(start_ms),
-      world_ms_(start_ms),
-      tree_([] {
+    : kind_(kind), start_ms_(start_ms), world_ms_(start_ms), tree_([] {
         lab::BTreeConfig c;
         c.leaf_capacity = kLeafKeys;
         c.interior_fanout = 16;  // only leaves split in the page's small trees
@@ -145,7 +153,8 @@ World::World(SimKind kind, std::int64_t start_ms)
     if (kind == SimKind::snowflake) {
       SnowflakePolicy policy;
       policy.max_backward_wait_ms = 0;  // refuse, as Twitter's generator does
-      mc.snowflake = std::make_unique<LocalSnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
+      mc.snowflake =
+          std::make_unique<LocalSnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
     } else if (kind == SimKind::uuid7) {
       mc.uuid7 = std::make_unique<UuidV7Generator>(mc.clock);
     }
@@ -156,7 +165,9 @@ void World::sync_clocks() {
   for (Machine& mc : machines_) mc.clock.set_ms(world_ms_ + mc.offset_ms);
 }
 
-const Entry& World::request(int machine) { return ask(machine, true); }
+const Entry& World::request(int machine) {
+  return ask(machine, true);
+}
 
 void World::burst(int machine, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) ask(machine, i == 0);
@@ -184,8 +195,12 @@ const Entry& World::ask(int machine, bool next_ms) {
         return entries_.back();
       }
       break;
-    case SimKind::uuid7: e.uuid = mc.uuid7->next(); break;
-    case SimKind::uuid4: e.uuid = uuid_v4(); break;
+    case SimKind::uuid7:
+      e.uuid = mc.uuid7->next();
+      break;
+    case SimKind::uuid4:
+      e.uuid = uuid_v4();
+      break;
   }
   // The generator's wait jumped its clock: that much time passed for everyone.
   e.waited_ms = (mc.clock.waited_ns() - waited_before) / kNsPerMs;
@@ -218,13 +233,15 @@ void World::step_clock(int machine, std::int64_t delta_ms) {
 void World::set_wait_policy(int machine, std::int64_t max_wait_ms) {
   Machine& mc = machines_.at(machine);
   if (kind_ != SimKind::snowflake)
-    throw Error(errc::invalid_argument, "only Snowflake generators have a backward-clock policy; kind is " +
-                                            std::string(sim_kind_name(kind_)));
+    throw Error(errc::invalid_argument,
+                "only Snowflake generators have a backward-clock policy; kind is " +
+                    std::string(sim_kind_name(kind_)));
   SnowflakePolicy policy;
   policy.max_backward_wait_ms = max_wait_ms;
   if (mc.snowflake->last_unix_ms() != std::numeric_limits<std::int64_t>::min())
     policy.issued_up_to_unix_ms = mc.snowflake->last_unix_ms();
-  mc.snowflake = std::make_unique<LocalSnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
+  mc.snowflake =
+      std::make_unique<LocalSnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
   mc.max_wait_ms = max_wait_ms;
   Entry e;
   e.type = Entry::Type::policy;
@@ -240,7 +257,9 @@ SnowflakeStats World::snowflake_stats(int machine) const {
   return mc.snowflake ? mc.snowflake->stats() : SnowflakeStats{};
 }
 
-std::int64_t World::max_wait_ms(int machine) const { return machines_.at(machine).max_wait_ms; }
+std::int64_t World::max_wait_ms(int machine) const {
+  return machines_.at(machine).max_wait_ms;
+}
 
 nlohmann::json World::entry_json(const Entry& e) const {
   nlohmann::json j{{"machine", machine_name(e.machine)},
@@ -282,7 +301,8 @@ nlohmann::json World::entry_json(const Entry& e) const {
 
 nlohmann::json World::tree_json(std::size_t max_leaves) const {
   const std::vector<lab::LeafView> leaves = tree_.leaves();
-  const std::size_t first = max_leaves > 0 && leaves.size() > max_leaves ? leaves.size() - max_leaves : 0;
+  const std::size_t first =
+      max_leaves > 0 && leaves.size() > max_leaves ? leaves.size() - max_leaves : 0;
   // Leaves are numbered p1, p2, ... in the order they were made (the simulator numbers
   // interior pages in the same sequence; the page shows leaves only).
   std::vector<std::uint32_t> made;
@@ -296,7 +316,8 @@ nlohmann::json World::tree_json(std::size_t max_leaves) const {
     for (std::size_t k = 0; k < lv.keys.size(); ++k) {
       const std::uint64_t n = lv.created.at(k);
       const Entry& e = entries_.at(entry_of_n_.at(n - 1));
-      keys.push_back({{"n", n}, {"machine", machine_name(e.machine)}, {"id_str", text_of(e, kind_)}});
+      keys.push_back(
+          {{"n", n}, {"machine", machine_name(e.machine)}, {"id_str", text_of(e, kind_)}});
     }
     out_leaves.push_back({{"page", lv.page}, {"leaf_no", leaf_no}, {"keys", std::move(keys)}});
   }

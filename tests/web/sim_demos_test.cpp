@@ -20,7 +20,9 @@ using nlohmann::json;
 // 2024-05-01T00:00:00Z: any start gives the same story; a fixed one gives the same IDs.
 constexpr std::int64_t kStart = 1'714'521'600'000;
 
-json demo(int n) { return json::parse(sim_demo_json(n, kStart)); }
+json demo(int n) {
+  return json::parse(sim_demo_json(n, kStart));
+}
 
 std::string field(const json& entry, const std::string& name) {
   for (const json& f : entry["fields"])
@@ -78,13 +80,15 @@ TEST(SimDemo2, The4097thRequestInOneMillisecondWaits1Ms) {
 TEST(SimDemo3, ClockBackFiveMsRefusedThreeBehindThenWaitsThree) {
   const json d = demo(3);
   std::vector<std::string> types;
-  for (const json& e : d["log"]) types.push_back(e["type"].get<std::string>() + ":" + e["machine"].get<std::string>());
-  EXPECT_EQ(types, (std::vector<std::string>{"id:M1", "id:M2", "clock_step:M2", "id:M1", "refused:M2", "policy:M2",
-                                             "id:M2"}));
+  for (const json& e : d["log"])
+    types.push_back(e["type"].get<std::string>() + ":" + e["machine"].get<std::string>());
+  EXPECT_EQ(types, (std::vector<std::string>{"id:M1", "id:M2", "clock_step:M2", "id:M1",
+                                             "refused:M2", "policy:M2", "id:M2"}));
   const json& r = d["result"];
   EXPECT_EQ(r["step_ms"], -5);
   EXPECT_EQ(r["refused"]["behind_ms"], 3);
-  EXPECT_NE(r["refused"]["message"].get<std::string>().find("3 ms behind"), std::string::npos) << r["refused"]["message"];
+  EXPECT_NE(r["refused"]["message"].get<std::string>().find("3 ms behind"), std::string::npos)
+      << r["refused"]["message"];
   EXPECT_EQ(r["waited"]["waited_ms"], 3);
   EXPECT_EQ(r["refusals"], 1);
   // Requests keep coming 1 ms apart; the one that waits is asked at +4 ms.
@@ -113,7 +117,8 @@ TEST(SimDemo4, V7SortsIntoCreationOrderV4DoesNot) {
   for (const json* t : {&v7, &v4}) {
     std::size_t in_order = 0;
     for (std::size_t i = 1; i < (*t)["rows"].size(); ++i) {
-      EXPECT_LT((*t)["rows"][i - 1]["id_str"].get<std::string>(), (*t)["rows"][i]["id_str"].get<std::string>());
+      EXPECT_LT((*t)["rows"][i - 1]["id_str"].get<std::string>(),
+                (*t)["rows"][i]["id_str"].get<std::string>());
       in_order += (*t)["rows"][i - 1]["n"] < (*t)["rows"][i]["n"];
     }
     EXPECT_EQ((*t)["pairs_in_order"], in_order);
@@ -126,7 +131,8 @@ TEST(SimDemo5, V7FillsThreeLeavesWithTwoSplitsAndSixteenWrites) {
   const json d = demo(5);
   const json& v7 = d["trees"][0]["tree"];
   EXPECT_EQ(v7["kind"], "uuid7");
-  EXPECT_EQ(leaves(v7), (std::vector<std::vector<std::uint64_t>>{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}));
+  EXPECT_EQ(leaves(v7),
+            (std::vector<std::vector<std::uint64_t>>{{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}));
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(v7["leaves"][i]["leaf_no"], i + 1);  // p1 p2 p3
   EXPECT_EQ(v7["stats"]["splits"], 2);
   EXPECT_EQ(v7["stats"]["page_writes"], 16);
@@ -146,7 +152,8 @@ TEST(SimDemo5, V4KeepsEveryKeyAndCountsWritesAsTheSeedDoes) {
   const auto splits = v4["stats"]["splits"].get<std::uint64_t>();
   EXPECT_GE(splits, 2u);
   EXPECT_EQ(v4["stats"]["page_writes"], 12 + 2 * splits);
-  EXPECT_DOUBLE_EQ(v4["stats"]["leaf_fill"].get<double>(), 12.0 / (4.0 * v4["stats"]["leaves"].get<double>()));
+  EXPECT_DOUBLE_EQ(v4["stats"]["leaf_fill"].get<double>(),
+                   12.0 / (4.0 * v4["stats"]["leaves"].get<double>()));
 }
 
 TEST(SimDemo5, OverAThousandRunsV4SplitsMoreThanV7) {
@@ -199,9 +206,12 @@ TEST(SimLayouts, FieldsAddUpToTheSeedsWidths) {
     return out;
   };
   using W = std::vector<std::pair<std::string, int>>;
-  EXPECT_EQ(widths(l[0]), (W{{"sign", 1}, {"timestamp", 41}, {"machine id", 10}, {"sequence", 12}}));
-  EXPECT_EQ(widths(l[1]), (W{{"unix_ts_ms", 48}, {"ver", 4}, {"rand_a", 12}, {"var", 2}, {"rand_b", 62}}));
-  EXPECT_EQ(widths(l[2]), (W{{"random_a", 48}, {"ver", 4}, {"random_b", 12}, {"var", 2}, {"random_c", 62}}));
+  EXPECT_EQ(widths(l[0]),
+            (W{{"sign", 1}, {"timestamp", 41}, {"machine id", 10}, {"sequence", 12}}));
+  EXPECT_EQ(widths(l[1]),
+            (W{{"unix_ts_ms", 48}, {"ver", 4}, {"rand_a", 12}, {"var", 2}, {"rand_b", 62}}));
+  EXPECT_EQ(widths(l[2]),
+            (W{{"random_a", 48}, {"ver", 4}, {"random_b", 12}, {"var", 2}, {"random_c", 62}}));
 }
 
 // Table-driven: each bad input names its value and the rule.
@@ -211,7 +221,8 @@ TEST(SimErrors, BadInputsNameTheValueAndTheRule) {
     std::string needle;
   };
   const std::vector<Case> cases{
-      {[] { parse_sim_kind("uuid1"); }, "kind='uuid1' is not simulated; kinds: snowflake, uuid7, uuid4"},
+      {[] { parse_sim_kind("uuid1"); },
+       "kind='uuid1' is not simulated; kinds: snowflake, uuid7, uuid4"},
       {[] { sim_run_json(SimKind::uuid4, 0, kStart); }, "count=0 must be from 1 to 64"},
       {[] { sim_run_json(SimKind::uuid4, 65, kStart); }, "count=65 must be from 1 to 64"},
       {[] { sim_run_json(SimKind::uuid4, 1, 5); }, "start_ms=5 must be from"},

@@ -41,7 +41,8 @@ TEST(SimRoutes, LayoutsRunAndDemosAnswerJson) {
 TEST(SimRoutes, WithoutStartMsARunStartsAtTheServersClock) {
   LiveServer s({}, [](server::Server& srv) { server::add_sim_routes(srv); });
   const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   auto run = s.client().Get("/v1/sim/run?kind=snowflake&count=1");
   ASSERT_TRUE(run);
   const json r = json::parse(run->body);
@@ -60,9 +61,11 @@ TEST(SimRoutes, BadQueriesAreProblemsNamingTheValue) {
   };
   const Case cases[] = {
       {"/v1/sim/run?kind=uuid1", 400, "unknown-kind", "kind='uuid1'"},
-      {"/v1/sim/run?kind=uuid4&count=0", 400, "bad-count", "count='0' must be a whole number from 1 to 64"},
+      {"/v1/sim/run?kind=uuid4&count=0", 400, "bad-count",
+       "count='0' must be a whole number from 1 to 64"},
       {"/v1/sim/run?kind=uuid4&count=x", 400, "bad-count", "count='x'"},
-      {"/v1/sim/run?start_ms=abc", 400, "bad-start", "start_ms='abc' must be a whole number of Unix ms"},
+      {"/v1/sim/run?start_ms=abc", 400, "bad-start",
+       "start_ms='abc' must be a whole number of Unix ms"},
       {"/v1/sim/demo/6", 404, "no-such-demo", "demo '6' does not exist; demos are 1 to 5"},
       {"/v1/sim/demo/1?start_ms=12", 400, "bad-start", "start_ms='12'"},
   };
