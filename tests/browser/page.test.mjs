@@ -109,7 +109,7 @@ before(async () => {
 
 after(async () => {
   if (browser) await browser.close();
-  if (server) {
+  if (server && server.exitCode === null && server.signalCode === null) {
     const exited = new Promise((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
     await exited;
