@@ -50,8 +50,17 @@ Inspection inspect_uuid(std::string_view text);
 /// Throws ParseError naming the position and rule.
 Inspection inspect_ulid(std::string_view text);
 
+/// Decodes a TypeID ("prefix_" + 26 base32 characters): its type, its UUID and, through
+/// that, version and embedded time. Throws ParseError naming the position and rule.
+Inspection inspect_typeid(std::string_view text);
+
+/// Decodes a KSUID (27 base62 characters): time (to the second) and payload.
+/// Throws ParseError naming the position and rule.
+Inspection inspect_ksuid(std::string_view text);
+
 /// Detects the kind of text by its shape and decodes it: a UUID (36, 32, 38 or 45
-/// characters in its text forms), a ULID (26 base32 characters), else a Snowflake (digits
+/// characters in its text forms), a ULID (26 base32 characters), a TypeID (a prefix, '_'
+/// and 26 base32 characters), a KSUID (27 base62 characters), else a Snowflake (digits
 /// or 0x hex; options.encoding forces a Snowflake). Throws ParseError listing the
 /// shapes it knows when none matches.
 Inspection inspect(std::string_view text, const InspectOptions& options = {});

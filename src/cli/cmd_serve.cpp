@@ -12,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/server/sequence_routes.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
@@ -91,6 +92,13 @@ void run_serve(const ServeArgs& a) {
   server::add_text_kinds(srv);
 #ifdef IDFORGE_SERVER_HAVE_SIM
   server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
+#endif
+#ifdef IDFORGE_SERVER_HAVE_SEQUENCES
+  std::shared_ptr<void> sequences;
+  if (!config.sequence_store.empty()) sequences = server::add_sequence_routes(srv, config.sequence_store);
+#else
+  if (!config.sequence_store.empty())
+    throw CommandFailure{"sequence-store='" + config.sequence_store + "': this build has no sequences (idforge::ticket)"};
 #endif
   srv.bind();
   if (fixed) srv.readiness()->set_ready();

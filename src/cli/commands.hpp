@@ -12,8 +12,12 @@ CLI::App* add_gen_command(CLI::App& app);
 void add_gen_snowflake(CLI::App& gen);
 /// `idforge gen uuid7`, `gen uuid4`, `gen ulid`
 void add_gen_uuid(CLI::App& gen);
+/// `idforge gen typeid`, `gen ksuid`
+void add_gen_relatives(CLI::App& gen);
 /// `idforge inspect ID...`
 void add_inspect_command(CLI::App& app);
+/// `idforge convert ID... --to FORM`
+void add_convert_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
 #ifdef IDFORGE_HAVE_TICKET

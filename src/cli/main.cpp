@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   CLI::App* gen = idforge::cli::add_gen_command(app);
   idforge::cli::add_gen_snowflake(*gen);
   idforge::cli::add_gen_uuid(*gen);
+  idforge::cli::add_gen_relatives(*gen);
   idforge::cli::add_inspect_command(app);
+  idforge::cli::add_convert_command(app);
   idforge::cli::add_layout_command(app);
 #ifdef IDFORGE_HAVE_SERVER
   idforge::cli::add_serve_command(app);

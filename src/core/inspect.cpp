@@ -78,18 +78,34 @@ bool looks_like_ulid(std::string_view s) {
          });
 }
 
+// TypeID: something, then '_', then 26 characters; no other kind has an underscore.
+bool looks_like_typeid(std::string_view s) {
+  const std::size_t sep = s.rfind('_');
+  return sep != std::string_view::npos && s.size() - sep - 1 == 26;
+}
+
+// KSUID: 27 base62 characters. No Snowflake text is that long (at most 20 digits).
+bool looks_like_ksuid(std::string_view s) {
+  return s.size() == 27 && std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
 }  // namespace
 
 Inspection inspect(std::string_view text, const InspectOptions& options) {
   if (!options.encoding) {
     if (looks_like_uuid(text)) return inspect_uuid(text);
     if (looks_like_ulid(text)) return inspect_ulid(text);
+    if (looks_like_typeid(text)) return inspect_typeid(text);
+    if (looks_like_ksuid(text)) return inspect_ksuid(text);
   }
   if (options.encoding || all_digits(text) || text.starts_with("0x") || text.starts_with("0X"))
     return inspect_snowflake(text, options);
   throw ParseError("ID", text, 0,
                    "unrecognised shape: expected a UUID (8-4-4-4-12, 32 hex digits, {braced} or "
-                   "urn:uuid:), a ULID (26 Crockford base32 characters) or a Snowflake (decimal "
+                   "urn:uuid:), a ULID (26 Crockford base32 characters), a TypeID (prefix_ and 26 "
+                   "base32 characters), a KSUID (27 base62 characters) or a Snowflake (decimal "
                    "digits, or 0x and hex; other encodings with --encoding)");
 }
 

@@ -74,6 +74,7 @@ const std::vector<SettingInfo>& settings() {
         {"data", "Data folder (leases, high-water marks)"},
         {"web-root", "Folder served at / (default: web/dist of the source tree or the install share dir)"},
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
+        {"sequence-store", "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -97,6 +98,7 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     if (v.empty()) c.node.reset();
     else c.node = parse_number<std::uint64_t>(key, v, 0, (std::uint64_t{1} << 31) - 1);
   } else if (key == "lease-store") c.lease_store = v;
+  else if (key == "sequence-store") c.sequence_store = v;
   else if (key == "token") c.token = v;
   else if (key == "rate-limit") c.rate_limit = parse_rate(key, v);
   else if (key == "rate-burst") c.rate_burst = parse_rate(key, v);

@@ -33,6 +33,7 @@ struct ServerConfig {
   std::string data = ".data";          ///< data folder (leases, high-water marks)
   std::string web_root;                ///< static files served at /; empty = default search
   std::string access_log = "-";        ///< "-" = stderr, "off", or a file to append to
+  std::string sequence_store;          ///< segment store URL for /v1/sequences; empty = none
 };
 
 /// One setting: its key (file and flag name), environment variable and help line.
