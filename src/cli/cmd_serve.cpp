@@ -16,6 +16,9 @@
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
+#ifdef IDFORGE_SERVER_HAVE_SIM
+#include "idforge/server/sim.hpp"
+#endif
 #include "idforge/snowflake_generator.hpp"
 #ifdef IDFORGE_SERVER_HAVE_LEASE
 #include <filesystem>
@@ -87,6 +90,9 @@ void run_serve(const ServeArgs& a) {
     node_text = fmt::format("fixed node {}", fixed->node());
   }
   server::add_text_kinds(srv);
+#ifdef IDFORGE_SERVER_HAVE_SIM
+  server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
+#endif
 #ifdef IDFORGE_SERVER_HAVE_SEQUENCES
   std::shared_ptr<void> sequences;
   if (!config.sequence_store.empty()) sequences = server::add_sequence_routes(srv, config.sequence_store);
