@@ -96,7 +96,8 @@ TypeId::TypeId(std::string_view prefix, const Uuid& uuid) {
 }
 
 void TypeId::set_unchecked(std::string_view prefix, const Uuid& uuid) noexcept {
-  std::memcpy(prefix_.data(), prefix.data(), prefix.size());
+  // An empty prefix may come with a null data pointer, which memcpy must never see.
+  if (!prefix.empty()) std::memcpy(prefix_.data(), prefix.data(), prefix.size());
   prefix_size_ = static_cast<std::uint8_t>(prefix.size());
   uuid_ = uuid;
 }

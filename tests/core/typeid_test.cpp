@@ -181,3 +181,17 @@ TEST(TypeIdGenerator, EmptyPrefixWritesNoSeparator) {
 
 }  // namespace
 }  // namespace idforge
+
+namespace idforge {
+namespace {
+
+// Found by the id128 fuzzer: an empty prefix given as a default string_view (null data).
+TEST(TypeId, EmptyPrefixWithNullDataIsFine) {
+  const Uuid u = Uuid::parse("01890a5d-ac96-774b-bcce-b302099a8057");
+  const TypeId t(std::string_view{}, u);
+  EXPECT_EQ(t.prefix(), "");
+  EXPECT_EQ(t.to_string(), "01h455vb4pex5vsknk084sn02q");
+}
+
+}  // namespace
+}  // namespace idforge
