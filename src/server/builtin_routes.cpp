@@ -13,18 +13,6 @@
 namespace idforge::server {
 namespace {
 
-constexpr std::size_t kMaxCount = 10'000;
-
-// Parses ?count: digits only, 1..kMaxCount.
-std::optional<std::size_t> parse_count(const std::optional<std::string>& text) {
-  if (!text) return 1;
-  std::size_t n = 0;
-  const char* end = text->data() + text->size();
-  const auto [p, ec] = std::from_chars(text->data(), end, n);
-  if (text->empty() || ec != std::errc{} || p != end || n < 1 || n > kMaxCount) return std::nullopt;
-  return n;
-}
-
 // The ID bodies are built by hand rather than through a JSON library: they are only
 // digits and the service's own UUID/ULID text (hex, Crockford base32, '-'), which need
 // no escaping, and a batch of 10,000 is the hot path.
@@ -114,8 +102,7 @@ void Server::Impl::add_builtin_routes() {
     const auto count_text = r.query("count");
     const auto count = parse_count(count_text);
     if (!count)
-      return problem(400, "bad-count", "Bad Request",
-                     fmt::format("count='{}' must be a whole number from 1 to {}", count_text.value_or(""), kMaxCount));
+      return bad_count(count_text);
     if (kind->needs && !kind->needs->ready()) {
       Response p = problem(503, "not-ready", "Service Unavailable",
                            fmt::format("kind '{}' needs a node ID and none is held: {}", name, kind->needs->reason()));

@@ -1,5 +1,7 @@
 #include "idforge/server/router.hpp"
 
+#include <charconv>
+
 #include <nlohmann/json.hpp>
 
 #include "idforge/error.hpp"
@@ -101,6 +103,20 @@ Router::Match Router::match(std::string_view method, std::string_view path) cons
   }
   m.params.clear();
   return m;
+}
+
+std::optional<std::size_t> parse_count(const std::optional<std::string>& text) {
+  if (!text) return 1;
+  std::size_t n = 0;
+  const char* end = text->data() + text->size();
+  const auto [p, ec] = std::from_chars(text->data(), end, n);
+  if (text->empty() || ec != std::errc{} || p != end || n < 1 || n > kMaxCount) return std::nullopt;
+  return n;
+}
+
+Response bad_count(const std::optional<std::string>& text) {
+  return problem(400, "bad-count", "Bad Request",
+                 "count='" + text.value_or("") + "' must be a whole number from 1 to " + std::to_string(kMaxCount));
 }
 
 }  // namespace idforge::server

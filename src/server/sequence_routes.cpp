@@ -16,8 +16,6 @@
 namespace idforge::server {
 namespace {
 
-constexpr std::size_t kMaxCount = 10'000;
-
 // One client per sequence name, each with its own store connection (a client owns its
 // store's use). Opened on first request; the map only grows, bounded by the names that
 // exist in the store (an unknown name is refused before it is kept).
@@ -56,15 +54,6 @@ class SequencePool {
   std::map<std::string, Entry> clients_;
 };
 
-std::optional<std::size_t> parse_count(const std::optional<std::string>& text) {
-  if (!text) return 1;
-  std::size_t n = 0;
-  const char* end = text->data() + text->size();
-  const auto [p, ec] = std::from_chars(text->data(), end, n);
-  if (text->empty() || ec != std::errc{} || p != end || n < 1 || n > kMaxCount) return std::nullopt;
-  return n;
-}
-
 Response values_json(const std::vector<std::int64_t>& v) {
   Response r;
   if (v.size() == 1) {
@@ -91,8 +80,7 @@ std::shared_ptr<void> add_sequence_routes(Server& server, const std::string& sto
     const auto count_text = req.query("count");
     const auto count = parse_count(count_text);
     if (!count)
-      return problem(400, "bad-count", "Bad Request",
-                     fmt::format("count='{}' must be a whole number from 1 to {}", count_text.value_or(""), kMaxCount));
+      return bad_count(count_text);
     try {
       std::vector<std::int64_t> values(*count);
       pool->draw(name, values);

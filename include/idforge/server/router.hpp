@@ -55,6 +55,13 @@ struct Response {
 /// type is a short slug ("bad-count"); it becomes "urn:idforge:problem:<slug>".
 Response problem(int status, std::string_view type, std::string_view title, std::string_view detail);
 
+/// Most values one request may ask for (?count=) on /v1/ids and /v1/sequences.
+inline constexpr std::size_t kMaxCount = 10'000;
+/// Parses ?count: absent = 1; digits only, 1..kMaxCount; nullopt otherwise.
+std::optional<std::size_t> parse_count(const std::optional<std::string>& text);
+/// The 400 problem for a count that parse_count refused.
+Response bad_count(const std::optional<std::string>& text);
+
 using Handler = std::function<Response(const Request&)>;
 
 /// The route table. Fill before serving; read-only (and thread-safe) while serving.
