@@ -16,8 +16,9 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 cmake --build "$build" -j "${IDFORGE_JOBS:-$(nproc)}"
-fail=0
-for bin in "$build"/fuzz/*_fuzz; do
+# Targets run IDFORGE_FUZZ_PARALLEL at a time (default 1); each writes its own log.
+run_one() {
+  local bin="$1" name work
   name="$(basename "$bin" _fuzz)"
   work="$build/corpus/$name"
   mkdir -p "$work" "$build/artifacts"
@@ -27,7 +28,12 @@ for bin in "$build"/fuzz/*_fuzz; do
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$name.log" | grep -o '[0-9]*$' || echo 0)
     echo "fuzz: $name ok, $runs inputs in ${seconds}s"
   else
-    echo "fuzz: $name FAILED"; tail -30 "$build/$name.log"; fail=1
+    echo "fuzz: $name FAILED"; tail -30 "$build/$name.log"; return 1
   fi
-done
-exit "$fail"
+}
+export -f run_one
+export build root seconds
+if ls "$build"/fuzz/*_fuzz | xargs -n 1 -P "${IDFORGE_FUZZ_PARALLEL:-1}" bash -c 'run_one "$0"'; then
+  exit 0
+fi
+exit 1
