@@ -50,6 +50,23 @@ class SystemClock final : public Clock {
   WaitMode mode_;
 };
 
+/// A reference to a Clock for generators: when the clock is a SystemClock, now_ns() reads
+/// CLOCK_REALTIME inline instead of through the virtual call (measured: 2-5 ns of a
+/// 30 ns ID). Cheap to copy; the clock must outlive it.
+class ClockRef {
+ public:
+  ClockRef(Clock& clock) noexcept  // NOLINT(google-explicit-constructor): a reference, by design
+      : clock_(&clock), system_(dynamic_cast<SystemClock*>(&clock) != nullptr) {}
+  /// Unix time in nanoseconds.
+  std::int64_t now_ns() const noexcept { return system_ ? realtime_ns() : clock_->now_ns(); }
+  /// Returns once the clock reads at least unix_ns.
+  void wait_until_ns(std::int64_t unix_ns) const noexcept { clock_->wait_until_ns(unix_ns); }
+
+ private:
+  Clock* clock_;
+  bool system_;
+};
+
 /// A clock that only moves when told to. Waiting on it jumps it forward to the target and
 /// adds the jump to waited_ns(), so a test sees "waited 1 ms" without sleeping.
 /// Thread-safe: readers and writers may race; time never moves backwards unless set().

@@ -155,8 +155,7 @@ class BasicSnowflakeGenerator {
 
  private:
   std::int64_t tick_of(std::int64_t unix_ns) const noexcept;
-  // The system clock is read inline; any other clock through its virtual now_ns().
-  std::int64_t read_clock() const noexcept { return system_clock_ ? realtime_ns() : clock_->now_ns(); }
+  std::int64_t read_clock() const noexcept { return clock_.now_ns(); }
   std::int64_t ns_of_tick(std::int64_t tick) const noexcept;
   struct Refusal {
     Step step{};
@@ -182,8 +181,7 @@ class BasicSnowflakeGenerator {
 
   Layout layout_;
   SnowflakePolicy policy_;
-  Clock* clock_;
-  bool system_clock_;
+  ClockRef clock_;
   bool claim_by_add_;
   Limits limits_;
   std::uint64_t node_;

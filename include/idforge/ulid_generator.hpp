@@ -104,7 +104,7 @@ class UlidGenerator {
  private:
   UlidStamp::Reservation take(std::uint64_t n);
 
-  Clock* clock_;
+  ClockRef clock_;
   detail::u128 last_ = 0;
   std::uint64_t fork_epoch_;
 };
@@ -129,7 +129,7 @@ class SharedUlidGenerator {
  private:
   UlidStamp::Reservation take(std::uint64_t n);
 
-  Clock* clock_;
+  ClockRef clock_;
   std::atomic<std::uint64_t> fork_epoch_;
   alignas(64) detail::AtomicU128 last_;
 };

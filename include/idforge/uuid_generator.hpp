@@ -133,7 +133,7 @@ class UuidV7Generator {
   std::uint64_t last_unix_ms() const noexcept { return UuidV7Stamp::unix_ms(stamp_); }
 
  private:
-  Clock* clock_;
+  ClockRef clock_;
   detail::u128 stamp_ = 0;
   std::uint64_t fork_epoch_;
 };
@@ -159,7 +159,7 @@ class SharedUuidV7Generator {
  private:
   UuidV7Stamp::Reservation take(std::uint64_t n);
 
-  Clock* clock_;
+  ClockRef clock_;
   std::atomic<std::uint64_t> fork_epoch_;
   alignas(64) detail::AtomicU128 stamp_;
 };

@@ -24,8 +24,7 @@ BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, s
                                        const SnowflakePolicy& policy)
     : layout_(layout),
       policy_(policy),
-      clock_(&clock),
-      system_clock_(dynamic_cast<SystemClock*>(&clock) != nullptr),
+      clock_(clock),
       node_(layout.check_node(node)) {
   if (policy.max_backward_wait_ms < 0 || policy.max_borrow_ms < 0)
     throw Error(errc::invalid_argument,
@@ -128,7 +127,7 @@ bool BasicSnowflakeGenerator<Shared>::wait_for(const Step& step) noexcept {
   if (step.kind != Step::Kind::wait) return false;
   (step.behind > limits_.borrow_ticks ? backward_waits_ : exhausted_waits_)
       .fetch_add(1, std::memory_order_relaxed);
-  clock_->wait_until_ns(ns_of_tick(step.until_tick));
+  clock_.wait_until_ns(ns_of_tick(step.until_tick));
   return true;
 }
 
@@ -260,7 +259,7 @@ std::size_t BasicSnowflakeGenerator<Shared>::fill(std::span<Snowflake> out, std:
         if (done < out.size() && step.stamp + k == ceiling && ceiling <= max_stamp) {
           // This reading's ticks are used up: wait for the next tick before reading again.
           exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
-          clock_->wait_until_ns(ns_of_tick(static_cast<std::int64_t>(ceiling >> S) - limits_.borrow_ticks));
+          clock_.wait_until_ns(ns_of_tick(static_cast<std::int64_t>(ceiling >> S) - limits_.borrow_ticks));
         }
         break;
       }

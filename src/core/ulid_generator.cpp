@@ -40,13 +40,13 @@ UlidStamp::u128 random80() noexcept {
 // ---------------------------------------------------------------------------------------
 // UlidGenerator
 
-UlidGenerator::UlidGenerator(Clock& clock) noexcept : clock_(&clock) {
+UlidGenerator::UlidGenerator(Clock& clock) noexcept : clock_(clock) {
   detail::install_fork_handler();
   fork_epoch_ = detail::fork_epoch();
 }
 
 UlidStamp::Reservation UlidGenerator::take(std::uint64_t n) {
-  const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
+  const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_;
   const UlidStamp::u128 random =
@@ -79,13 +79,13 @@ void UlidGenerator::resume_after(const Ulid& id) noexcept {
 // ---------------------------------------------------------------------------------------
 // SharedUlidGenerator
 
-SharedUlidGenerator::SharedUlidGenerator(Clock& clock) noexcept : clock_(&clock) {
+SharedUlidGenerator::SharedUlidGenerator(Clock& clock) noexcept : clock_(clock) {
   detail::install_fork_handler();
   fork_epoch_.store(detail::fork_epoch(), std::memory_order_relaxed);
 }
 
 UlidStamp::Reservation SharedUlidGenerator::take(std::uint64_t n) {
-  const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
+  const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_.load(std::memory_order_relaxed);
   UlidStamp::u128 last = last_.load_guess();

@@ -46,13 +46,13 @@ void uuid_v4_batch(std::span<Uuid> out) noexcept {
 // ---------------------------------------------------------------------------------------
 // UuidV7Generator
 
-UuidV7Generator::UuidV7Generator(Clock& clock) noexcept : clock_(&clock) {
+UuidV7Generator::UuidV7Generator(Clock& clock) noexcept : clock_(clock) {
   detail::install_fork_handler();
   fork_epoch_ = detail::fork_epoch();
 }
 
 Uuid UuidV7Generator::next() {
-  const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
+  const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_;
   const std::uint64_t seed =
@@ -70,7 +70,7 @@ Uuid UuidV7Generator::next() {
 void UuidV7Generator::next_batch(std::span<Uuid> out) {
   while (!out.empty()) {
     const std::size_t n = std::min(out.size(), kBatchChunk);
-    const std::int64_t now_ms = unix_ms_of(clock_->now_ns());
+    const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
     const std::uint64_t epoch = detail::fork_epoch();
     const bool fresh = epoch != fork_epoch_;
     const std::uint64_t seed =
@@ -91,13 +91,13 @@ void UuidV7Generator::resume_after(const Uuid& id) noexcept {
 // ---------------------------------------------------------------------------------------
 // SharedUuidV7Generator
 
-SharedUuidV7Generator::SharedUuidV7Generator(Clock& clock) noexcept : clock_(&clock) {
+SharedUuidV7Generator::SharedUuidV7Generator(Clock& clock) noexcept : clock_(clock) {
   detail::install_fork_handler();
   fork_epoch_.store(detail::fork_epoch(), std::memory_order_relaxed);
 }
 
 UuidV7Stamp::Reservation SharedUuidV7Generator::take(std::uint64_t n) {
-  const auto now_ms = unix_ms_of(clock_->now_ns());
+  const auto now_ms = unix_ms_of(clock_.now_ns());
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_.load(std::memory_order_relaxed);
   UuidV7Stamp::u128 last = stamp_.load_guess();
