@@ -10,8 +10,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 data="${IDFORGE_DATA:-$root/.data}/etcd"
 cluster="$data/cluster"
 members=(solo a b c)
-declare -A client=([solo]=12379 [a]=22379 [b]=22479 [c]=22579)
-declare -A peer=([solo]=12380 [a]=22380 [b]=22480 [c]=22580)
+off=${IDFORGE_PORT_OFFSET:-0}
+declare -A client=([solo]=$((12379 + off)) [a]=$((22379 + off)) [b]=$((22479 + off)) [c]=$((22579 + off)))
+declare -A peer=([solo]=$((12380 + off)) [a]=$((22380 + off)) [b]=$((22480 + off)) [c]=$((22580 + off)))
 
 dir_of() { if [ "$1" = solo ]; then echo "$data/solo"; else echo "$cluster"; fi; }
 running() { local f; f="$(dir_of "$1")/$1.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; }
@@ -59,6 +60,7 @@ case "${1:-}" in
     echo "IDFORGE_ETCD_URL=etcd://127.0.0.1:${client[solo]}"
     echo "IDFORGE_ETCD_CLUSTER_URL=etcd://127.0.0.1:${client[a]},127.0.0.1:${client[b]},127.0.0.1:${client[c]}"
     echo "IDFORGE_ETCD_CLUSTER_DIR=$cluster"
+    echo "IDFORGE_ETCD_CLUSTER_MEMBERS=a:${client[a]},b:${client[b]},c:${client[c]}"
     ;;
   stop)
     for m in "${members[@]}"; do

@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dir="${IDFORGE_DATA:-$root/.data}/mariadb"
-port=13306
+port=$((13306 + ${IDFORGE_PORT_OFFSET:-0}))
 pidfile="$dir/mariadbd.pid"
 sock="$dir/mariadbd.sock"
 

@@ -10,7 +10,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 data="${IDFORGE_DATA:-$root/.data}/postgres"
 bin=/usr/lib/postgresql/15/bin
-instances=("main:15432" "ticket1:15433" "ticket2:15434" "ticket3:15435" "ticket4:15436")
+off=${IDFORGE_PORT_OFFSET:-0}
+instances=("main:$((15432 + off))" "ticket1:$((15433 + off))" "ticket2:$((15434 + off))" "ticket3:$((15435 + off))" "ticket4:$((15436 + off))")
 
 as_pg() {
   if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
@@ -62,7 +63,7 @@ case "${1:-}" in
       start_one "${inst%%:*}" "${inst##*:}"
       [ "${inst%%:*}" = main ] || urls+=("postgres://postgres@127.0.0.1:${inst##*:}/postgres")
     done
-    echo "IDFORGE_PG_URL=postgres://postgres@127.0.0.1:15432/postgres"
+    echo "IDFORGE_PG_URL=postgres://postgres@127.0.0.1:${instances[0]##*:}/postgres"
     echo "IDFORGE_PG_BIN=$bin"
     echo "IDFORGE_PG_TICKET_URLS=$(IFS=,; echo "${urls[*]}")"
     ;;

@@ -4,7 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 data="${IDFORGE_DATA:-$root/.data}/redis"
-port="${IDFORGE_REDIS_PORT:-16379}"
+port="${IDFORGE_REDIS_PORT:-$((16379 + ${IDFORGE_PORT_OFFSET:-0}))}"
 pidfile="$data/redis.pid"
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }

@@ -168,8 +168,16 @@ int etcd_leader_port(const std::vector<int>& ports) {
 TEST(Holders, KillingTheEtcdLeaderDoesNotInterruptAHolder) {
   IDFORGE_SERVICE_URL(url_base, "IDFORGE_ETCD_CLUSTER_URL");
   IDFORGE_SERVICE_URL(cluster_dir, "IDFORGE_ETCD_CLUSTER_DIR");
-  const std::vector<int> ports{22379, 22479, 22579};
-  const std::map<int, std::string> names{{22379, "a"}, {22479, "b"}, {22579, "c"}};
+  IDFORGE_SERVICE_URL(members, "IDFORGE_ETCD_CLUSTER_MEMBERS");
+  // "a:22379,b:22479,c:22579": each member's name and client port (scripts/services/etcd.sh).
+  std::vector<int> ports;
+  std::map<int, std::string> names;
+  const std::regex item(R"re((\w+):(\d+))re");
+  for (auto it = std::sregex_iterator(members.begin(), members.end(), item); it != std::sregex_iterator(); ++it) {
+    ports.push_back(std::stoi((*it)[2]));
+    names[ports.back()] = (*it)[1];
+  }
+  ASSERT_EQ(ports.size(), 3u) << members;
   const int leader = etcd_leader_port(ports);
   ASSERT_NE(leader, 0) << "no etcd cluster member reports itself as leader";
   test::ScratchDir dir;
