@@ -61,6 +61,7 @@ struct UlidStamp {
     if (now > last_ms || last == 0) {
       if (now > kMaxUnixMs48) return {0, 0, Outcome::time_exhausted};
       first = (static_cast<u128>(now) << 80) | (random & kRandomMask);
+      first += first == 0;  // value 0 stands for "nothing issued": never issue it
     } else if (fresh) {
       if (last_ms >= kMaxUnixMs48) return {0, 0, Outcome::time_exhausted};
       first = (static_cast<u128>(last_ms + 1) << 80) | (random & kRandomMask);

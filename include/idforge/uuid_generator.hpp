@@ -85,6 +85,7 @@ struct UuidV7Stamp {
     u128 first;
     if (now > last_ms || last == 0) {
       first = (static_cast<u128>(now) << kCounterBits) | (seed & kSeedMask);
+      first += first == 0;  // stamp 0 stands for "nothing issued": never issue it
     } else if (fresh) {
       first = (static_cast<u128>(last_ms + 1) << kCounterBits) | (seed & kSeedMask);
     } else {

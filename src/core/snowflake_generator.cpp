@@ -3,314 +3,414 @@
 #include <algorithm>
 #include <string>
 
+#include "idforge/detail/explore.hpp"
 #include "idforge/detail/fork_epoch.hpp"
-#include "idforge/error.hpp"
 #include "idforge/time_format.hpp"
 
 namespace idforge {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept { return (a + b - 1) / b; }
+constexpr std::int64_t kMaxPolicyMs =
+    86'400'000;  // a day: keeps every tick count far from overflow
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept {
+  return (a + b - 1) / b;
+}
 
 }  // namespace
 
+namespace detail {
+
+// Everything a call does, as functions of the generator. next() and next_batch() both go
+// through claim(), which a reader can follow top to bottom.
+template <bool Shared>
+struct SnowflakeCalls {
+  using G = BasicSnowflakeGenerator<Shared>;
+  using Step = typename G::Step;
+  using Kind = typename Step::Kind;
+
+  // Why a call issued nothing.
+  enum class Why : std::uint8_t { none, forked, before_epoch, fenced, backwards, exhausted };
+
+  // What claim() got: stamps [first, first + count), or a refusal (count 0, why set).
+  struct Claim {
+    std::uint64_t first = 0;
+    std::uint64_t count = 0;
+    Why why = Why::none;
+    bool at_room_end = false;  // count stopped at the last stamp this clock reading allows
+    std::int64_t now_ms = 0;   // the clock reading it used
+    std::int64_t behind = 0;   // backwards: ticks the clock was behind
+  };
+
+  // ---- the call path -------------------------------------------------------------------
+
+  // Claims up to `want` consecutive stamps. Every clock reading is followed by the fork
+  // and epoch checks; every claim by the fence check; every wait by a new reading.
+  [[gnu::always_inline]] static Claim claim(G& g, const std::uint64_t want) noexcept {
+    const typename G::Limits& lim = g.limits_;
+    bool read_again = false;
+    for (;;) {
+      // 1. The clock, then what may have changed since the last reading: fork and epoch.
+      const std::int64_t now_ms = g.clock_.now_ms();
+      if (forked(g) || now_ms < g.epoch_ms_) [[unlikely]]
+        return refused(forked(g) ? Why::forked : Why::before_epoch, now_ms);
+      const std::int64_t now = tick_of(g, now_ms);
+      std::uint64_t last = g.stamp_.load(std::memory_order_relaxed);
+      for (;;) {
+        // 2. The rule.
+        const Step step = G::advance(last, now, lim);
+        std::uint64_t fence = g.fence_stamp_.load(std::memory_order_relaxed);
+        if (step.kind == Kind::issue) [[likely]] {
+          if (step.stamp > fence) [[unlikely]]
+            return refused(Why::fenced, now_ms);
+          std::uint64_t count = 1;
+          bool at_room_end = false;
+          if (want > 1) {
+            const std::uint64_t room = last_allowed_at(g, now) - step.stamp + 1;
+            count = std::min({want, room, fence - step.stamp + 1});
+            at_room_end = count == room;
+          }
+          // 3. The claim: ours alone, or someone claimed since we loaded `last` (then the
+          // rule runs again on the newer state with the same reading).
+          IDFORGE_EXPLORE_POINT(ExplorePoint::claim, nullptr);
+          if (!cas(g, last, step.stamp + count - 1)) continue;
+          // 4. The fence, read after the claim: a fence set before our claim is seen here.
+          IDFORGE_EXPLORE_POINT(ExplorePoint::fence_check, nullptr);
+          fence = g.fence_stamp_.load(std::memory_order_seq_cst);
+          if (step.stamp + count - 1 > fence) [[unlikely]] {
+            if (step.stamp > fence) return refused(Why::fenced, now_ms);
+            count = fence - step.stamp + 1, at_room_end = false;  // the rest is a gap
+          }
+          if (lim.borrow_ticks != 0) note_ahead(g, step.stamp + count - 1, now);
+          return {step.stamp, count, Why::none, at_room_end, now_ms, 0};
+        }
+        if (step.kind == Kind::refuse_backwards && !read_again) {
+          // Other threads may have moved on since this reading: a stale reading looks
+          // exactly like a step back. A real step back is still there on the next reading.
+          read_again = true;
+          break;
+        }
+        if (step.kind == Kind::wait) {
+          // A wait ends in a tick whose first stamp is last + 1: no use waiting for a
+          // stamp the fence already forbids.
+          if (last + 1 > fence) return refused(Why::fenced, now_ms);
+          (step.behind > lim.borrow_ticks ? g.backward_waits_ : g.exhausted_waits_)
+              .fetch_add(1, std::memory_order_relaxed);
+          g.clock_.wait_until_ns(ns_of_tick(g, step.until_tick));
+          break;  // read the clock again
+        }
+        Claim c = refused(step.kind == Kind::refuse_backwards ? Why::backwards
+                          : step.kind == Kind::before_epoch   ? Why::before_epoch
+                                                              : Why::exhausted,
+                          now_ms);
+        c.behind = step.behind;
+        if (c.why == Why::backwards) g.backward_refusals_.fetch_add(1, std::memory_order_relaxed);
+        return c;
+      }
+    }
+  }
+
+  // Writes out from claims, one clock reading per tick: after a claim that used up its
+  // reading's ticks, it waits for the next tick before reading again.
+  static std::size_t fill(G& g, std::span<Snowflake> out, Claim& refusal) noexcept {
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const Claim c = claim(g, out.size() - done);
+      if (c.count == 0) {
+        refusal = c;
+        return done;
+      }
+      const std::uint64_t node_bits = g.node_bits_.load(std::memory_order_relaxed);
+      for (std::uint64_t j = 0; j < c.count; ++j)
+        out[done + j] = Snowflake(id_of(g, c.first + j, node_bits));
+      done += c.count;
+      const std::uint64_t end = c.first + c.count - 1;
+      if (done < out.size() && c.at_room_end && end != g.max_stamp_) {
+        g.exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
+        const auto next_tick = static_cast<std::int64_t>(end >> g.limits_.sequence_bits) + 1;
+        g.clock_.wait_until_ns(ns_of_tick(g, next_tick - g.limits_.borrow_ticks));
+      }
+    }
+    return done;
+  }
+
+  // ---- small pieces ---------------------------------------------------------------------
+
+  static Claim refused(Why why, std::int64_t now_ms) noexcept {
+    return {0, 0, why, false, now_ms, 0};
+  }
+
+  static bool forked(const G& g) noexcept {
+    return detail::fork_epoch() != g.fork_epoch_.load(std::memory_order_acquire);
+  }
+
+  // A 64-bit integer divide costs 25-90 cycles on x86 and sits on the latency path after
+  // the clock read: the common 1 ms tick needs none, others use a double multiply and one
+  // exact correction (the double's 53-bit mantissa keeps the estimate within 1 of the
+  // quotient for any clock reading in range). Precondition: unix_ms >= epoch.
+  static std::int64_t tick_of(const G& g, std::int64_t unix_ms) noexcept {
+    const std::int64_t d = unix_ms - g.epoch_ms_;
+    if (g.tick_ms_ == 1) [[likely]]
+      return d;
+    auto q = static_cast<std::int64_t>(static_cast<double>(d) * g.inv_tick_ms_);
+    const std::int64_t r = d - q * g.tick_ms_;
+    if (r < 0)
+      --q;
+    else if (r >= g.tick_ms_)
+      ++q;
+    return q;
+  }
+
+  // Unix ns at which tick begins, saturated (ticks beyond year 2262 are never reached).
+  static std::int64_t ns_of_tick(const G& g, std::int64_t tick) noexcept {
+    constexpr std::int64_t kMaxMs = std::numeric_limits<std::int64_t>::max() / 1'000'000;
+    if (tick > (kMaxMs - g.epoch_ms_) / g.tick_ms_) return std::numeric_limits<std::int64_t>::max();
+    return (g.epoch_ms_ + tick * g.tick_ms_) * 1'000'000;
+  }
+
+  // The last stamp a reading of tick `now` allows: the end of tick now + borrow, or of the
+  // time field.
+  static std::uint64_t last_allowed_at(const G& g, std::int64_t now) noexcept {
+    const std::uint64_t tick =
+        static_cast<std::uint64_t>(now) + static_cast<std::uint64_t>(g.limits_.borrow_ticks);
+    if (tick >= g.limits_.max_tick) return g.max_stamp_;
+    return ((tick + 1) << g.limits_.sequence_bits) - 1;
+  }
+
+  static bool cas(G& g, std::uint64_t& expected, std::uint64_t desired) noexcept {
+    if constexpr (Shared) {
+      return g.stamp_.compare_exchange_strong(expected, desired, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed);
+    } else {
+      g.stamp_.store(desired, std::memory_order_relaxed);  // one thread: nobody to race
+      return true;
+    }
+  }
+
+  static std::uint64_t id_of(const G& g, std::uint64_t stamp, std::uint64_t node_bits) noexcept {
+    return ((stamp >> g.limits_.sequence_bits) << g.time_shift_) | node_bits |
+           ((stamp & g.sequence_mask_) << g.sequence_shift_);
+  }
+  static std::uint64_t id_of(const G& g, std::uint64_t stamp) noexcept {
+    return id_of(g, stamp, g.node_bits_.load(std::memory_order_relaxed));
+  }
+
+  static void note_ahead(G& g, std::uint64_t stamp, std::int64_t now) noexcept {
+    const std::int64_t ahead = static_cast<std::int64_t>(stamp >> g.limits_.sequence_bits) - now;
+    std::int64_t seen = g.max_ahead_ticks_.load(std::memory_order_relaxed);
+    while (ahead > seen &&
+           !g.max_ahead_ticks_.compare_exchange_weak(seen, ahead, std::memory_order_relaxed)) {
+    }
+  }
+
+  // The stamp meaning "everything up to and including the tick of unix_ms is used".
+  static std::uint64_t used_through(const G& g, std::int64_t unix_ms) noexcept {
+    if (unix_ms < g.epoch_ms_) return 0;
+    const auto tick =
+        static_cast<std::uint64_t>(unix_ms - g.epoch_ms_) / static_cast<std::uint64_t>(g.tick_ms_);
+    if (tick >= g.limits_.max_tick) return g.max_stamp_;
+    return ((tick + 1) << g.limits_.sequence_bits) - 1;
+  }
+
+  // ---- refusals as errors ---------------------------------------------------------------
+
+  static std::error_code code_of(Why why) noexcept {
+    switch (why) {
+      case Why::forked:
+        return make_error_code(errc::forked);
+      case Why::before_epoch:
+        return make_error_code(errc::clock_before_epoch);
+      case Why::fenced:
+        return make_error_code(errc::fenced);
+      case Why::backwards:
+        return make_error_code(errc::clock_moved_backwards);
+      case Why::exhausted:
+        return make_error_code(errc::time_exhausted);
+      case Why::none:
+        break;
+    }
+    return {};
+  }
+
+  [[noreturn]] static void throw_refusal(const G& g, const Claim& c) {
+    const std::string node = std::to_string(g.node());
+    switch (c.why) {
+      case Why::forked:
+        throw Error(errc::forked,
+                    "snowflake generator for node " + node +
+                        " was created before fork(); the child must rebind() to a node ID of "
+                        "its own (the parent keeps issuing with this one)");
+      case Why::before_epoch:
+        throw Error(errc::clock_before_epoch, "clock reads " + format_iso8601_ms(c.now_ms) +
+                                                  ", before layout '" + g.layout_.name() +
+                                                  "' epoch " + format_iso8601_ms(g.epoch_ms_));
+      case Why::fenced: {
+        const std::int64_t f = g.fence_unix_ms();
+        throw Error(
+            errc::fenced,
+            f <= g.epoch_ms_
+                ? "snowflake generator for node " + node + " is fenced: it issues no more IDs"
+                : "snowflake generator for node " + node + " is fenced at " + format_iso8601_ms(f) +
+                      " (it issues no ID whose tick ends after that, as its lease may "
+                      "expire or its reserved high-water mark ends there); it issues again "
+                      "once the fence moves");
+      }
+      case Why::backwards: {
+        const std::int64_t behind_ms = c.behind * g.tick_ms_;
+        throw ClockBackwardsError(
+            "clock moved backwards: it reads " + format_iso8601_ms(c.now_ms) + ", " +
+                std::to_string(behind_ms) + " ms behind the last issued time " +
+                format_iso8601_ms(g.last_unix_ms()) + "; the policy waits at most " +
+                std::to_string(g.policy_.max_backward_wait_ms) + " ms, so nothing was issued",
+            behind_ms);
+      }
+      case Why::exhausted:
+      case Why::none:
+        break;
+    }
+    throw Error(errc::time_exhausted,
+                "layout '" + g.layout_.name() + "': its " + std::to_string(g.layout_.time_bits()) +
+                    "-bit time field ran out at " + format_iso8601_ms(g.time_runs_out_ms_) +
+                    ", so nothing was issued");
+  }
+};
+
+}  // namespace detail
+
 template <bool Shared>
 BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, std::uint64_t node,
-                                       const SnowflakePolicy& policy)
+                                                         const SnowflakePolicy& policy)
     : BasicSnowflakeGenerator(layout, node, SystemClock::instance(), policy) {}
 
 template <bool Shared>
-BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, std::uint64_t node, Clock& clock,
-                                       const SnowflakePolicy& policy)
-    : layout_(layout),
-      policy_(policy),
-      clock_(clock),
-      node_(layout.check_node(node)) {
-  if (policy.max_backward_wait_ms < 0 || policy.max_borrow_ms < 0)
+BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, std::uint64_t node,
+                                                         Clock& clock,
+                                                         const SnowflakePolicy& policy)
+    : clock_(clock), layout_(layout), policy_(policy) {
+  using C = detail::SnowflakeCalls<Shared>;
+  if (policy.max_backward_wait_ms < 0 || policy.max_backward_wait_ms > kMaxPolicyMs ||
+      policy.max_borrow_ms < 0 || policy.max_borrow_ms > kMaxPolicyMs)
     throw Error(errc::invalid_argument,
                 "policy: max_backward_wait_ms (" + std::to_string(policy.max_backward_wait_ms) +
                     ") and max_borrow_ms (" + std::to_string(policy.max_borrow_ms) +
-                    ") must be >= 0");
-  const std::int64_t now_ms = clock.now_ns() / 1'000'000;
+                    ") must be in 0.." + std::to_string(kMaxPolicyMs) + " (a day)");
+  const std::int64_t now_ms = clock_.now_ms();
   Layout::make(layout.fields(), now_ms);  // rejects an epoch after this clock's now
+  layout.check_node(node);
+  epoch_ms_ = layout.epoch_ms();
+  tick_ms_ = layout.tick_ms();
+  inv_tick_ms_ = 1.0 / static_cast<double>(tick_ms_);
+  time_shift_ = layout.time_shift();
+  sequence_shift_ = layout.sequence_shift();
+  const int S = layout.sequence_bits();
+  sequence_mask_ = (std::uint64_t{1} << S) - 1;
+  limits_ = {S, layout.max_tick(), ceil_div(policy.max_borrow_ms, tick_ms_),
+             ceil_div(policy.max_backward_wait_ms, tick_ms_)};
+  max_stamp_ = (layout.max_tick() << S) | sequence_mask_;  // time + sequence <= 64 bits: fits
+  time_runs_out_ms_ = describe(layout).time_runs_out_ms;
+  node_.store(node, std::memory_order_relaxed);
+  node_bits_.store(node << layout.node_shift(), std::memory_order_relaxed);
+  fence_stamp_.store(~std::uint64_t{0}, std::memory_order_relaxed);
+  stamp_.store(C::used_through(*this, policy.issued_up_to_unix_ms), std::memory_order_relaxed);
   detail::install_fork_handler();
-  fork_epoch_ = detail::fork_epoch();
-  node_bits_shifted_ = node_ << layout.node_shift();
-  epoch_ns_ = layout.epoch_ms() * 1'000'000;
-  tick_ns_ = layout.tick_ms() * 1'000'000;
-  inv_tick_ns_ = 1.0 / static_cast<double>(tick_ns_);
-  limits_ = {layout.sequence_bits(), layout.max_tick(), ceil_div(policy.max_borrow_ms, layout.tick_ms()),
-             ceil_div(policy.max_backward_wait_ms, layout.tick_ms())};
-  std::uint64_t start = 0;
-  if (policy.issued_up_to_unix_ms >= layout.epoch_ms()) {
-    // The mark's whole tick counts as used: the first ID lands in the tick after it.
-    const auto mark_tick = static_cast<std::uint64_t>((policy.issued_up_to_unix_ms - layout.epoch_ms()) /
-                                                      layout.tick_ms());
-    start = (mark_tick << limits_.sequence_bits) | (layout.ids_per_tick() - 1);
-  }
-  stamp_.store(start);
-  // fetch_add must never carry a stamp past 2^64 (a wrap would reissue old stamps): with
-  // time + sequence bits <= 62 even 2^62 claims cannot, so only such layouts claim by add.
-  claim_by_add_ = layout.time_bits() + layout.sequence_bits() <= 62;
+  fork_epoch_.store(detail::fork_epoch(), std::memory_order_release);
+  if (now_ms >= time_runs_out_ms_) C::throw_refusal(*this, C::refused(C::Why::exhausted, now_ms));
 }
 
-// A 64-bit integer divide costs 25-90 cycles on x86; the clock read is the floor we are
-// measured against, so the tick is found with a double multiply and one exact correction.
-// The double's 53-bit mantissa keeps the estimate within 1 of the quotient for any tick
-// count below 2^50, far beyond what a time field holds.
-template <bool Shared>
-inline std::int64_t BasicSnowflakeGenerator<Shared>::tick_of(std::int64_t unix_ns) const noexcept {
-  const std::int64_t d = unix_ns - epoch_ns_;
-  if (tick_ns_ == 1'000'000) return d / 1'000'000;  // the common 1 ms tick: a constant divide (multiply)
-  auto q = static_cast<std::int64_t>(static_cast<double>(d) * inv_tick_ns_);
-  const std::int64_t r = d - q * tick_ns_;
-  if (r < 0) --q;
-  else if (r >= tick_ns_) ++q;
-  return q;
-}
-
-template <bool Shared>
-std::int64_t BasicSnowflakeGenerator<Shared>::ns_of_tick(std::int64_t tick) const noexcept {
-  return epoch_ns_ + tick * tick_ns_;
-}
-
-// A thread preempted between its clock read and its claim sees a state that other threads
-// moved on in the meantime, which looks exactly like the clock stepping back. So before
-// refusing, read the clock once more: a real step back is still there, a stale read is not.
-template <bool Shared>
-typename BasicSnowflakeGenerator<Shared>::Step BasicSnowflakeGenerator<Shared>::recheck(
-    std::uint64_t last, std::int64_t& now_ns, std::int64_t& now_tick) const noexcept {
-  now_ns = read_clock();
-  now_tick = tick_of(now_ns);
-  return advance(last, now_tick, limits_);
-}
-
-// One predictable branch on the fast path; the reasons are sorted out only when it fires.
-template <bool Shared>
-inline bool BasicSnowflakeGenerator<Shared>::must_check(std::int64_t now_ns) const noexcept {
-  return detail::fork_epoch() != fork_epoch_ || now_ns >= fence_ns_.load(std::memory_order_relaxed) ||
-         now_ns < epoch_ns_;
-}
-
-template <bool Shared>
-std::error_code BasicSnowflakeGenerator<Shared>::check_process_and_fence(std::int64_t now_ns) const noexcept {
-  if (detail::fork_epoch() != fork_epoch_) return make_error_code(errc::forked);
-  if (now_ns >= fence_ns_.load(std::memory_order_acquire)) return make_error_code(errc::fenced);
-  if (now_ns < epoch_ns_) return make_error_code(errc::clock_before_epoch);
-  return {};
-}
-
-template <bool Shared>
-void BasicSnowflakeGenerator<Shared>::throw_code(std::error_code ec, std::int64_t now_ns) const {
-  const auto e = static_cast<errc>(ec.value());
-  switch (e) {
-    case errc::forked:
-      throw Error(e, "snowflake generator for node " + std::to_string(node_) +
-                         " was created before fork(); the child must rebind() to a node ID of "
-                         "its own (the parent keeps issuing with this one)");
-    case errc::fenced:
-      throw Error(e, "snowflake generator for node " + std::to_string(node_) +
-                         " is fenced since " +
-                         format_iso8601_ms(fence_ns_.load(std::memory_order_relaxed) / 1'000'000) +
-                         " (its lease may expire); it issues again after a renewal");
-    case errc::clock_before_epoch:
-      throw Error(e, "clock reads " + format_iso8601_ms(now_ns / 1'000'000) +
-                         ", before layout '" + layout_.name() + "' epoch " +
-                         format_iso8601_ms(layout_.epoch_ms()));
-    default:
-      throw Error(e, ec.message());
-  }
-}
-
-template <bool Shared>
-bool BasicSnowflakeGenerator<Shared>::wait_for(const Step& step) noexcept {
-  if (step.kind != Step::Kind::wait) return false;
-  (step.behind > limits_.borrow_ticks ? backward_waits_ : exhausted_waits_)
-      .fetch_add(1, std::memory_order_relaxed);
-  clock_.wait_until_ns(ns_of_tick(step.until_tick));
-  return true;
-}
-
-template <bool Shared>
-std::error_code BasicSnowflakeGenerator<Shared>::refusal_code(const Step& step) noexcept {
-  if (step.kind == Step::Kind::refuse_backwards) {
-    backward_refusals_.fetch_add(1, std::memory_order_relaxed);
-    return make_error_code(errc::clock_moved_backwards);
-  }
-  return make_error_code(errc::time_exhausted);
-}
-
-template <bool Shared>
-void BasicSnowflakeGenerator<Shared>::throw_refusal(const Step& step, std::int64_t now_ns) const {
-  if (step.kind == Step::Kind::refuse_backwards) {
-    const std::int64_t behind_ms = step.behind * layout_.tick_ms();
-    throw ClockBackwardsError(
-        "clock moved backwards: it reads " + format_iso8601_ms(now_ns / 1'000'000) + ", " +
-            std::to_string(behind_ms) + " ms behind the last issued time " +
-            format_iso8601_ms(last_unix_ms()) + "; the policy waits at most " +
-            std::to_string(policy_.max_backward_wait_ms) + " ms, so nothing was issued",
-        behind_ms);
-  }
-  throw Error(errc::time_exhausted,
-              "layout '" + layout_.name() + "': its " + std::to_string(layout_.time_bits()) +
-                  "-bit time field ran out at " + format_iso8601_ms(describe(layout_).time_runs_out_ms));
-}
-
-template <bool Shared>
-inline void BasicSnowflakeGenerator<Shared>::note_ahead(std::uint64_t stamp, std::int64_t now_tick) noexcept {
-  const std::int64_t ahead = static_cast<std::int64_t>(stamp >> limits_.sequence_bits) - now_tick;
-  std::int64_t seen = max_ahead_ticks_.load(std::memory_order_relaxed);
-  while (ahead > seen && !max_ahead_ticks_.compare_exchange_weak(seen, ahead, std::memory_order_relaxed)) {
-  }
-}
-
-// Claiming with fetch_add instead of compare-and-swap: the locked add does not depend on
-// the clock reading; a CAS has to wait for the reading and the arithmetic on it, and then
-// may fail (measured in one run: 32.5 ns with the add, 37.5 ns with a CAS, against a 22 ns
-// clock read). The claimed stamp old+1 is ours alone. advance(old, now) then says
-// what to do with it: issue it; jump ahead to the new tick (one CAS, once per tick); wait
-// until its tick comes (sequence exhausted, or clock a little behind); or refuse. A stamp
-// claimed and then refused or abandoned is a gap, never a duplicate.
 template <bool Shared>
 Snowflake BasicSnowflakeGenerator<Shared>::next() {
-  if (!claim_by_add_) return next_by_cas();
-  for (;;) {
-    std::int64_t now_ns = read_clock();
-    if (must_check(now_ns)) [[unlikely]] {
-      if (const auto ec = check_process_and_fence(now_ns)) throw_code(ec, now_ns);
-    }
-    std::int64_t now_tick = tick_of(now_ns);
-    const std::uint64_t old = stamp_.fetch_add_one();
-    Step step = advance(old, now_tick, limits_);
-    if (step.kind == Step::Kind::refuse_backwards) step = recheck(old, now_ns, now_tick);
-    if (step.kind == Step::Kind::issue) [[likely]] {
-      if (step.stamp == old + 1) {
-        if (limits_.borrow_ticks != 0) note_ahead(step.stamp, now_tick);
-        return Snowflake(id_of(step.stamp));
-      }
-      // The clock moved to a new tick: move the counter up to it, unless someone else
-      // claimed after us (then our claim is a gap and we try again).
-      std::uint64_t expected = old + 1;
-      if (stamp_.cas_strong(expected, step.stamp))
-        return Snowflake(id_of(step.stamp));
-      continue;
-    }
-    if (wait_for(step)) return Snowflake(id_of(old + 1));  // its tick has come: still ours
-    refusal_code(step);
-    throw_refusal(step, now_ns);
-  }
+  using C = detail::SnowflakeCalls<Shared>;
+  const typename C::Claim c = C::claim(*this, 1);
+  if (c.count == 0) [[unlikely]]
+    C::throw_refusal(*this, c);
+  return Snowflake(C::id_of(*this, c.first));
 }
 
 template <bool Shared>
-Snowflake BasicSnowflakeGenerator<Shared>::next_by_cas() {
-  for (;;) {
-    std::int64_t now_ns = read_clock();
-    if (must_check(now_ns)) [[unlikely]] {
-      if (const auto ec = check_process_and_fence(now_ns)) throw_code(ec, now_ns);
-    }
-    std::int64_t now_tick = tick_of(now_ns);
-    std::uint64_t last = stamp_.load();
-    Step step = advance(last, now_tick, limits_);
-    if (step.kind == Step::Kind::refuse_backwards) step = recheck(last, now_ns, now_tick);
-    while (step.kind == Step::Kind::issue) {
-      if (stamp_.cas_weak(last, step.stamp)) {
-        if (limits_.borrow_ticks != 0) note_ahead(step.stamp, now_tick);
-        return Snowflake(id_of(step.stamp));
-      }
-      step = advance(last, now_tick, limits_);  // lost a race: same clock reading, newer state
-    }
-    if (!wait_for(step)) {
-      refusal_code(step);
-      throw_refusal(step, now_ns);
-    }
-  }
-}
-
-template <bool Shared>
-std::size_t BasicSnowflakeGenerator<Shared>::next_batch(std::span<Snowflake> out, std::error_code& error) noexcept {
-  Refusal ignored;
-  return fill(out, error, ignored);
-}
-
-template <bool Shared>
-std::size_t BasicSnowflakeGenerator<Shared>::fill(std::span<Snowflake> out, std::error_code& error,
-                                     Refusal& refusal) noexcept {
-  const int S = limits_.sequence_bits;
-  const std::uint64_t max_stamp = (limits_.max_tick << S) | ((std::uint64_t{1} << S) - 1);
-  std::size_t done = 0;
-  error.clear();
-  while (done < out.size()) {
-    std::int64_t now_ns = read_clock();
-    refusal.now_ns = now_ns;
-    if (const auto ec = check_process_and_fence(now_ns)) return error = ec, done;
-    std::int64_t now_tick = tick_of(now_ns);
-    std::uint64_t last = stamp_.load();
-    Step step = advance(last, now_tick, limits_);
-    if (step.kind == Step::Kind::refuse_backwards) step = recheck(last, now_ns, now_tick);
-    // Every stamp below `ceiling` is allowed at this clock reading.
-    const std::uint64_t ceiling =
-        std::min(static_cast<std::uint64_t>(now_tick + limits_.borrow_ticks + 1) << S, max_stamp + 1);
-    while (step.kind == Step::Kind::issue) {
-      const std::uint64_t k = std::min<std::uint64_t>(out.size() - done, ceiling - step.stamp);
-      if (stamp_.cas_weak(last, step.stamp + k - 1)) {
-        if (limits_.borrow_ticks != 0) note_ahead(step.stamp + k - 1, now_tick);
-        for (std::uint64_t j = 0; j < k; ++j) out[done + j] = Snowflake(id_of(step.stamp + j));
-        done += k;
-        if (done < out.size() && step.stamp + k == ceiling && ceiling <= max_stamp) {
-          // This reading's ticks are used up: wait for the next tick before reading again.
-          exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
-          clock_.wait_until_ns(ns_of_tick(static_cast<std::int64_t>(ceiling >> S) - limits_.borrow_ticks));
-        }
-        break;
-      }
-      step = advance(last, now_tick, limits_);
-    }
-    if (step.kind != Step::Kind::issue && !wait_for(step)) {
-      refusal.step = step;
-      refusal.now_ns = now_ns;
-      return error = refusal_code(step), done;
-    }
-  }
+std::size_t BasicSnowflakeGenerator<Shared>::next_batch(std::span<Snowflake> out,
+                                                        std::error_code& error) noexcept {
+  using C = detail::SnowflakeCalls<Shared>;
+  typename C::Claim refusal;
+  const std::size_t done = C::fill(*this, out, refusal);
+  error = C::code_of(refusal.why);
   return done;
 }
 
 template <bool Shared>
 void BasicSnowflakeGenerator<Shared>::next_batch(std::span<Snowflake> out) {
-  std::error_code ec;
-  Refusal refusal;
-  fill(out, ec, refusal);
-  if (!ec) return;
-  if (ec == errc::clock_moved_backwards || ec == errc::time_exhausted)
-    throw_refusal(refusal.step, refusal.now_ns);
-  throw_code(ec, refusal.now_ns);
+  using C = detail::SnowflakeCalls<Shared>;
+  typename C::Claim refusal;
+  C::fill(*this, out, refusal);
+  if (refusal.why != C::Why::none) C::throw_refusal(*this, refusal);
+}
+
+template <bool Shared>
+void BasicSnowflakeGenerator<Shared>::set_fence_unix_ms(std::int64_t unix_ms) noexcept {
+  std::uint64_t last_allowed = ~std::uint64_t{0};
+  if (unix_ms != std::numeric_limits<std::int64_t>::max()) {
+    // Ticks 0..ticks-1 end by unix_ms.
+    const std::uint64_t ticks = unix_ms <= epoch_ms_
+                                    ? 0
+                                    : static_cast<std::uint64_t>(unix_ms - epoch_ms_) /
+                                          static_cast<std::uint64_t>(tick_ms_);
+    last_allowed = ticks == 0                      ? 0
+                   : ticks - 1 >= limits_.max_tick ? max_stamp_
+                                                   : (ticks << limits_.sequence_bits) - 1;
+  }
+  fence_unix_ms_.store(unix_ms, std::memory_order_release);
+  fence_stamp_.store(last_allowed, std::memory_order_seq_cst);
 }
 
 template <bool Shared>
 std::int64_t BasicSnowflakeGenerator<Shared>::last_unix_ms() const noexcept {
-  const std::uint64_t stamp = stamp_.load();
+  const std::uint64_t stamp = stamp_.load(std::memory_order_seq_cst);
   if (stamp == 0) return std::numeric_limits<std::int64_t>::min();
-  return layout_.epoch_ms() + static_cast<std::int64_t>(stamp >> limits_.sequence_bits) * layout_.tick_ms();
+  const std::uint64_t tick = stamp >> limits_.sequence_bits;
+  const auto room =
+      static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - epoch_ms_) /
+      static_cast<std::uint64_t>(tick_ms_);
+  if (tick > room) return std::numeric_limits<std::int64_t>::max();
+  return epoch_ms_ + static_cast<std::int64_t>(tick) * tick_ms_;
 }
 
 template <bool Shared>
 std::int64_t BasicSnowflakeGenerator<Shared>::ahead_ms() const noexcept {
-  const std::uint64_t stamp = stamp_.load();
-  const std::int64_t ahead = static_cast<std::int64_t>(stamp >> limits_.sequence_bits) - tick_of(read_clock());
-  return ahead > 0 ? ahead * layout_.tick_ms() : 0;
+  using C = detail::SnowflakeCalls<Shared>;
+  const std::int64_t now_ms = clock_.now_ms();
+  if (now_ms < epoch_ms_) return 0;
+  const auto last_tick =
+      static_cast<std::int64_t>(stamp_.load(std::memory_order_relaxed) >> limits_.sequence_bits);
+  const std::int64_t ahead = last_tick - C::tick_of(*this, now_ms);
+  return ahead > 0 ? ahead * tick_ms_ : 0;
 }
 
 template <bool Shared>
 SnowflakeStats BasicSnowflakeGenerator<Shared>::stats() const noexcept {
-  return {exhausted_waits_.load(std::memory_order_relaxed), backward_waits_.load(std::memory_order_relaxed),
+  return {exhausted_waits_.load(std::memory_order_relaxed),
+          backward_waits_.load(std::memory_order_relaxed),
           backward_refusals_.load(std::memory_order_relaxed),
-          max_ahead_ticks_.load(std::memory_order_relaxed) * layout_.tick_ms()};
+          max_ahead_ticks_.load(std::memory_order_relaxed) * tick_ms_};
 }
 
 template <bool Shared>
-void BasicSnowflakeGenerator<Shared>::rebind(std::uint64_t node) {
-  node_ = layout_.check_node(node);
-  node_bits_shifted_ = node_ << layout_.node_shift();
-  fork_epoch_ = detail::fork_epoch();
+void BasicSnowflakeGenerator<Shared>::rebind(std::uint64_t node,
+                                             std::int64_t issued_up_to_unix_ms) {
+  using C = detail::SnowflakeCalls<Shared>;
+  if (!C::forked(*this))
+    throw Error(errc::invalid_argument,
+                "rebind(" + std::to_string(node) +
+                    "): only a child process forked after the generator was made may rebind it; "
+                    "this process "
+                    "made it, so build a new generator for another node ID");
+  layout_.check_node(node);
+  node_.store(node, std::memory_order_relaxed);
+  node_bits_.store(node << layout_.node_shift(), std::memory_order_relaxed);
+  const std::uint64_t floor = C::used_through(*this, issued_up_to_unix_ms);
+  std::uint64_t cur = stamp_.load(std::memory_order_relaxed);
+  while (cur < floor && !stamp_.compare_exchange_weak(cur, floor, std::memory_order_relaxed)) {
+  }
+  // Publishes node and floor: a call that sees this epoch sees them too (acquire in claim()).
+  fork_epoch_.store(detail::fork_epoch(), std::memory_order_release);
 }
 
 template class BasicSnowflakeGenerator<true>;
