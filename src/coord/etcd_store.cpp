@@ -3,10 +3,12 @@
 // to the lease) only if its create_revision is 0, i.e. it does not exist. Keep-alive
 // renews the lease; when it lapses etcd deletes the key itself. The mark is PREFIX mark/N,
 // without a lease, written only by a transaction that checks the node key is still the one
-// this holder created (same create_revision), so a holder that lost its lease cannot
-// overwrite the next holder's mark.
+// this holder created (same create_revision) and still holds this holder's value, so a
+// holder that lost its lease cannot overwrite the next holder's mark, and a key deleted or
+// overwritten by hand fails the next renewal (lost).
 #include <cmath>
-#include <mutex>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "etcd_client.hpp"
@@ -27,7 +29,9 @@ std::string prefix_end(std::string prefix) {
 class EtcdStore final : public LeaseStore {
  public:
   EtcdStore(const LeaseUrl& url, Clock& clock)
-      : url_(url.text), clock_(&clock), settings_(read_settings(url)),
+      : url_(url.text),
+        clock_(&clock),
+        settings_(read_settings(url)),
         prefix_(url.param("prefix").value_or("/idforge/lease/")),
         client_(url.endpoints, settings_.timeout_ms, url.text) {}
 
@@ -35,20 +39,15 @@ class EtcdStore final : public LeaseStore {
   std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
 
   Lease acquire(const Layout& layout) override {
+    guard_.check(url_);
     const NodeRange range = node_range(settings_, layout, url_);
     std::lock_guard lock(mu_);
-    const std::int64_t t0 = now_ms(*clock_);
-    // etcd counts TTLs in whole seconds and may raise a short one to its minimum; the
-    // answer says what it granted, and the deadline uses that.
-    const json grant = client_.call("/v3/lease/grant", {{"TTL", (settings_.ttl_ms + 999) / 1000}});
-    const std::int64_t lease_id = EtcdClient::int_field(grant, "ID");
-    const std::int64_t granted_s = EtcdClient::int_field(grant, "TTL");
-    if (lease_id == 0 || granted_s <= 0)
-      throw LeaseError(LeaseFailure::rejected, url_, "etcd granted no lease: " + grant.dump());
+    const Grant grant = new_lease();
     std::set<std::uint64_t> taken;
-    const json held = client_.call("/v3/kv/range", {{"key", b64(prefix_ + "node/")},
-                                                    {"range_end", b64(prefix_end(prefix_ + "node/"))},
-                                                    {"keys_only", true}});
+    const json held =
+        client_.call("/v3/kv/range", {{"key", b64(prefix_ + "node/")},
+                                      {"range_end", b64(prefix_end(prefix_ + "node/"))},
+                                      {"keys_only", true}});
     for (const auto& kv : held.value("kvs", json::array())) {
       const std::string key = client_.decode64(kv.value("key", ""));
       try {
@@ -56,72 +55,94 @@ class EtcdStore final : public LeaseStore {
       } catch (const std::exception&) {  // a foreign key under the prefix: not ours to judge
       }
     }
-    Lease lease;
-    lease.holder = new_holder_id();
-    lease.since_unix_ms = t0;
     for (std::uint64_t i = 0; i < range.count; ++i) {
       const std::uint64_t node = range.first + i;
       if (taken.contains(node)) continue;
-      set_node(lease, layout, node);
-      const std::string value = holder_json(lease);
-      const std::int64_t revision = claim(node, value, lease_id);
-      if (revision == 0) continue;
-      lease.token = std::to_string(lease_id) + ":" + std::to_string(revision);
-      lease.deadline_unix_ms = t0 + granted_s * 1000;
-      const json mark = client_.call("/v3/kv/range", {{"key", b64(mark_key(node))}});
-      lease.high_water_unix_ms = kNoMark;
-      if (mark.contains("kvs") && !mark["kvs"].empty())
-        lease.high_water_unix_ms = parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
-      stored_mark_ = lease.high_water_unix_ms;
-      return lease;
+      if (auto lease = try_take(layout, node, grant)) return *lease;
     }
-    revoke(lease_id);
+    revoke(grant.id);
     throw LeaseError(LeaseFailure::space_full, url_,
-                     "all " + std::to_string(range.count) + " node IDs " + std::to_string(range.first) +
-                         ".." + std::to_string(range.first + range.count - 1) + " under prefix '" +
+                     "all " + std::to_string(range.count) + " node IDs " +
+                         std::to_string(range.first) + ".." +
+                         std::to_string(range.first + range.count - 1) + " under prefix '" +
                          prefix_ + "' are held");
   }
 
+  Lease acquire_node(const Layout& layout, std::uint64_t node) override {
+    guard_.check(url_);
+    check_fixed_node(layout, node, settings_, url_);
+    std::lock_guard lock(mu_);
+    const Grant grant = new_lease();
+    if (auto lease = try_take(layout, node, grant)) return *lease;
+    revoke(grant.id);
+    const json now = client_.call("/v3/kv/range", {{"key", b64(node_key(node))}});
+    std::string holder = "a holder that just left";
+    if (now.contains("kvs") && !now["kvs"].empty())
+      holder = client_.decode64(now["kvs"][0].value("value", ""));
+    throw LeaseError(LeaseFailure::held, url_,
+                     "node " + std::to_string(node) + " is held under key " + node_key(node) +
+                         " by " + holder +
+                         "; a node ID configured twice would issue the same IDs twice");
+  }
+
   void renew(Lease& lease, std::int64_t mark) override {
+    guard_.check(url_);
     std::lock_guard lock(mu_);
     const auto [lease_id, revision] = parse_token(lease);
+    Held& held = find(lease);
     const std::int64_t t0 = now_ms(*clock_);
     const json alive = client_.call("/v3/lease/keepalive", {{"ID", std::to_string(lease_id)}});
     const std::int64_t ttl_s = EtcdClient::int_field(alive, "TTL");
     if (ttl_s <= 0)
       throw LeaseError(LeaseFailure::lost, url_,
-                       "etcd lease " + std::to_string(lease_id) + " of node " + std::to_string(lease.node) +
-                           " has expired; etcd deleted " + node_key(lease.node));
+                       "etcd lease " + std::to_string(lease_id) + " of node " +
+                           std::to_string(lease.node) + " has expired; etcd deleted " +
+                           node_key(lease.node));
     // Checks the node key is still ours and raises the mark in one step.
     json success = json::array();
-    if (mark != kNoMark && mark > stored_mark_)
-      success.push_back({{"request_put", {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
-    const json txn = client_.call("/v3/kv/txn", {{"compare", json::array({still_ours(lease.node, revision)})},
-                                                 {"success", success}});
+    if (mark != kNoMark && mark > held.stored_mark)
+      success.push_back(
+          {{"request_put",
+            {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
+    const json txn = client_.call(
+        "/v3/kv/txn",
+        {{"compare", still_ours(lease.node, revision, held.value)}, {"success", success}});
     if (!txn.value("succeeded", false))
       throw LeaseError(LeaseFailure::lost, url_,
-                       "key " + node_key(lease.node) + " is no longer the one this holder created (revision " +
-                           std::to_string(revision) + ")");
-    if (!success.empty()) stored_mark_ = mark;
+                       "key " + node_key(lease.node) +
+                           " is no longer the one this holder created (revision " +
+                           std::to_string(revision) +
+                           ") with this holder's value: it was deleted, overwritten " +
+                           "or taken by another holder");
+    if (!success.empty()) held.stored_mark = mark;
     lease.deadline_unix_ms = t0 + ttl_s * 1000;
   }
 
   void release(Lease& lease, std::int64_t mark) override {
+    guard_.check(url_);
     std::lock_guard lock(mu_);
     const auto [lease_id, revision] = parse_token(lease);
+    const auto it = held_.find(lease.node);
+    if (it == held_.end()) return;
     json success = json::array();
     if (mark != kNoMark)
-      success.push_back({{"request_put", {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
+      success.push_back(
+          {{"request_put",
+            {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
     success.push_back({{"request_delete_range", {{"key", b64(node_key(lease.node))}}}});
-    client_.call("/v3/kv/txn", {{"compare", json::array({still_ours(lease.node, revision)})}, {"success", success}});
+    client_.call("/v3/kv/txn", {{"compare", still_ours(lease.node, revision, it->second.value)},
+                                {"success", success}});
+    held_.erase(it);
     revoke(lease_id);
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
+    guard_.check(url_);
     const NodeRange range = node_range(settings_, layout, url_);
     std::lock_guard lock(mu_);
-    const json held = client_.call("/v3/kv/range", {{"key", b64(prefix_ + "node/")},
-                                                    {"range_end", b64(prefix_end(prefix_ + "node/"))}});
+    const json held = client_.call(
+        "/v3/kv/range",
+        {{"key", b64(prefix_ + "node/")}, {"range_end", b64(prefix_end(prefix_ + "node/"))}});
     std::vector<HolderInfo> rows;
     for (const auto& kv : held.value("kvs", json::array())) {
       const std::string key = client_.decode64(kv.value("key", ""));
@@ -135,14 +156,17 @@ class EtcdStore final : public LeaseStore {
       HolderInfo row;
       set_node(row, layout, node);
       read_holder_json(client_.decode64(kv.value("value", "")), row);
-      const json ttl = client_.call("/v3/lease/timetolive", {{"ID", std::to_string(EtcdClient::int_field(kv, "lease"))}});
+      const json ttl = client_.call("/v3/lease/timetolive",
+                                    {{"ID", std::to_string(EtcdClient::int_field(kv, "lease"))}});
       row.ttl_left_ms = EtcdClient::int_field(ttl, "TTL") * 1000;
       const json mark = client_.call("/v3/kv/range", {{"key", b64(mark_key(node))}});
       if (mark.contains("kvs") && !mark["kvs"].empty())
-        row.high_water_unix_ms = parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
+        row.high_water_unix_ms =
+            parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
       rows.push_back(std::move(row));
     }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.node < b.node; });
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.node < b.node; });
     return rows;
   }
 
@@ -152,11 +176,71 @@ class EtcdStore final : public LeaseStore {
     return common_settings(url, 10'000);
   }
   static std::string b64(std::string_view s) { return EtcdClient::encode64(s); }
-  std::string node_key(std::uint64_t node) const { return prefix_ + "node/" + std::to_string(node); }
-  std::string mark_key(std::uint64_t node) const { return prefix_ + "mark/" + std::to_string(node); }
+  std::string node_key(std::uint64_t node) const {
+    return prefix_ + "node/" + std::to_string(node);
+  }
+  std::string mark_key(std::uint64_t node) const {
+    return prefix_ + "mark/" + std::to_string(node);
+  }
 
-  json still_ours(std::uint64_t node, std::int64_t revision) const {
-    return {{"target", "CREATE"}, {"key", b64(node_key(node))}, {"create_revision", std::to_string(revision)}};
+  struct Grant {
+    std::int64_t id = 0;
+    std::int64_t ttl_s = 0;
+    std::int64_t t0 = 0;  // local ms before the grant: deadlines count from here
+  };
+  struct Held {
+    std::string value;  // the holder text the node key must still hold
+    std::int64_t stored_mark = kNoMark;
+  };
+
+  // etcd counts TTLs in whole seconds and may raise a short one to its minimum; the answer
+  // says what it granted, and the deadline uses that.
+  Grant new_lease() {
+    Grant g;
+    g.t0 = now_ms(*clock_);
+    const json grant = client_.call("/v3/lease/grant", {{"TTL", (settings_.ttl_ms + 999) / 1000}});
+    g.id = EtcdClient::int_field(grant, "ID");
+    g.ttl_s = EtcdClient::int_field(grant, "TTL");
+    if (g.id == 0 || g.ttl_s <= 0)
+      throw LeaseError(LeaseFailure::rejected, url_, "etcd granted no lease: " + grant.dump());
+    return g;
+  }
+
+  // Claims node with the granted lease: the lease, or nullopt if someone holds it. mu_ held.
+  std::optional<Lease> try_take(const Layout& layout, std::uint64_t node, const Grant& grant) {
+    Lease lease;
+    lease.holder = new_holder_id();
+    lease.since_unix_ms = grant.t0;
+    set_node(lease, layout, node);
+    const std::string value = holder_json(lease);
+    const std::int64_t revision = claim(node, value, grant.id);
+    if (revision == 0) return std::nullopt;
+    lease.token = std::to_string(grant.id) + ":" + std::to_string(revision);
+    lease.deadline_unix_ms = grant.t0 + grant.ttl_s * 1000;
+    const json mark = client_.call("/v3/kv/range", {{"key", b64(mark_key(node))}});
+    lease.high_water_unix_ms = kNoMark;
+    if (mark.contains("kvs") && !mark["kvs"].empty())
+      lease.high_water_unix_ms =
+          parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
+    held_[node] = {value, lease.high_water_unix_ms};
+    return lease;
+  }
+
+  Held& find(const Lease& lease) {
+    const auto it = held_.find(lease.node);
+    if (it == held_.end())
+      throw LeaseError(
+          LeaseFailure::lost, url_,
+          "node " + std::to_string(lease.node) + " is not held by this store (released?)");
+    return it->second;
+  }
+
+  json still_ours(std::uint64_t node, std::int64_t revision, const std::string& value) const {
+    return json::array(
+        {{{"target", "CREATE"},
+          {"key", b64(node_key(node))},
+          {"create_revision", std::to_string(revision)}},
+         {{"target", "VALUE"}, {"key", b64(node_key(node))}, {"value", b64(value)}}});
   }
 
   // Puts the node key if absent; returns its create revision, or 0 if someone holds it.
@@ -165,7 +249,10 @@ class EtcdStore final : public LeaseStore {
     const json txn = client_.call(
         "/v3/kv/txn",
         {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
-         {"success", json::array({{{"request_put", {{"key", key}, {"value", b64(value)}, {"lease", std::to_string(lease_id)}}}}})},
+         {"success",
+          json::array(
+              {{{"request_put",
+                 {{"key", key}, {"value", b64(value)}, {"lease", std::to_string(lease_id)}}}}})},
          {"failure", json::array({{{"request_range", {{"key", key}}}}})}});
     if (txn.value("succeeded", false)) return EtcdClient::int_field(txn["header"], "revision");
     // After a failover the put may have landed on the first try: then the key is ours.
@@ -194,7 +281,8 @@ class EtcdStore final : public LeaseStore {
     try {
       return std::stoll(text);
     } catch (const std::exception&) {
-      throw LeaseError(LeaseFailure::rejected, url_, "key " + mark_key(node) + " holds '" + text + "', not a Unix time in ms");
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "key " + mark_key(node) + " holds '" + text + "', not a Unix time in ms");
     }
   }
 
@@ -202,9 +290,10 @@ class EtcdStore final : public LeaseStore {
   Clock* clock_;
   CommonSettings settings_;
   std::string prefix_;
-  std::mutex mu_;
+  ForkGuard guard_;
+  StoreMutex mu_;
   EtcdClient client_;
-  std::int64_t stored_mark_ = kNoMark;
+  std::map<std::uint64_t, Held> held_;
 };
 
 }  // namespace

@@ -3,21 +3,65 @@
 // (kill -9 included), so a crashed holder never blocks its node ID. flock() locks belong
 // to an open file description, so two acquires in one process also get distinct IDs.
 // The lock file's content says who holds it; the mark lives beside it in DIR/node-N.mark.
-// Caveat: a child forked after acquire shares the description and therefore the lock.
+//
+// A lock file deleted or replaced by hand no longer names the file its holder has locked,
+// and a newcomer would lock a fresh file under the same name. Two defences:
+//  - the holder gives its locked file a second name, DIR/node-N.lock.<nonce> (a hard link);
+//    a newcomer that finds such a name locked by someone else leaves the node alone, so a
+//    node whose holder is alive cannot be taken while either name remains;
+//  - at every renewal the holder compares fstat() of its descriptor with stat() of the path,
+//    after storing the mark; when they differ it reports the lease lost, and the keeper
+//    fences the generator for good. (A newcomer reads the mark after locking, so it reads
+//    at least every mark the holder stored before it noticed.)
+// Both names deleted at once: undetectable by a newcomer until the holder's next renewal.
+// A child forked after acquire shares the lock (the description); the store refuses every
+// call in the child (ForkGuard), so the child's exit never touches the parent's files.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <random>
 
+#include "idforge/detail/explore.hpp"
 #include "store_support.hpp"
 
 namespace idforge::coord::detail {
 namespace {
+
+using idforge::detail::ExplorePoint;
+
+bool same_file(const struct stat& a, const struct stat& b) noexcept {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Whether path still names the file open as fd.
+bool names(const std::string& path, int fd) noexcept {
+  struct stat held, named;
+  return fstat(fd, &held) == 0 && stat(path.c_str(), &named) == 0 && same_file(held, named);
+}
+
+std::string read_text(int fd) {
+  char buf[1024];
+  const ssize_t n = pread(fd, buf, sizeof buf, 0);
+  std::string text = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+  return text;
+}
+
+std::string nonce() {
+  std::random_device rd;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+  return buf;
+}
 
 class FileStore final : public LeaseStore {
  public:
@@ -27,6 +71,7 @@ class FileStore final : public LeaseStore {
     dir_ = url.body.starts_with("//") ? url.body.substr(2) : url.body;  // file:///abs -> /abs
   }
   ~FileStore() override {
+    // In a forked child these are the child's copies: closing them leaves the parent's locks.
     for (const auto& [node, held] : held_) close(held.fd);
   }
 
@@ -34,87 +79,112 @@ class FileStore final : public LeaseStore {
   std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
 
   Lease acquire(const Layout& layout) override {
+    guard_.check(url_);
     make_dirs(dir_, url_);
     const NodeRange range = node_range(settings_, layout, url_);
+    std::lock_guard lock(mu_);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "acquire");
     for (std::uint64_t i = 0; i < range.count; ++i) {
-      const std::uint64_t node = range.first + i;
-      const std::string path = lock_path(node);
-      const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-      if (fd < 0)
-        throw LeaseError(LeaseFailure::rejected, url_, "cannot open " + path + ": " + std::strerror(errno));
-      if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        close(fd);
-        if (err == EWOULDBLOCK) continue;
-        throw LeaseError(LeaseFailure::rejected, url_, "flock " + path + ": " + std::strerror(err));
+      std::string held_by;
+      if (auto lease = try_take(layout, range.first + i, held_by)) {
+        IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "acquire");
+        return *lease;
       }
-      Lease lease;
-      set_node(lease, layout, node);
-      lease.since_unix_ms = now_ms(*clock_);
-      lease.holder = new_holder_id();
-      lease.token = std::to_string(fd);
-      try {
-        lease.high_water_unix_ms = read_mark_file(mark_path(node), url_);
-      } catch (...) {
-        close(fd);
-        throw;
-      }
-      const std::string info = holder_json(lease) + "\n";
-      if (ftruncate(fd, 0) != 0 || pwrite(fd, info.data(), info.size(), 0) != static_cast<ssize_t>(info.size())) {
-        close(fd);
-        throw LeaseError(LeaseFailure::rejected, url_, "cannot write " + path + ": " + std::strerror(errno));
-      }
-      std::lock_guard lock(mu_);
-      held_[node] = {fd, lease.high_water_unix_ms};
-      return lease;
     }
     throw LeaseError(LeaseFailure::space_full, url_,
-                     "all " + std::to_string(range.count) + " node IDs " + std::to_string(range.first) +
-                         ".." + std::to_string(range.first + range.count - 1) + " under " + dir_ +
+                     "all " + std::to_string(range.count) + " node IDs " +
+                         std::to_string(range.first) + ".." +
+                         std::to_string(range.first + range.count - 1) + " under " + dir_ +
                          " are locked by live processes");
   }
 
-  void renew(Lease& lease, std::int64_t mark) override {
+  Lease acquire_node(const Layout& layout, std::uint64_t node) override {
+    guard_.check(url_);
+    check_fixed_node(layout, node, settings_, url_);
+    make_dirs(dir_, url_);
     std::lock_guard lock(mu_);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "acquire_node");
+    std::string held_by;
+    if (auto lease = try_take(layout, node, held_by)) {
+      IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "acquire_node");
+      return *lease;
+    }
+    throw LeaseError(LeaseFailure::held, url_,
+                     "node " + std::to_string(node) + " is locked under " + dir_ +
+                         " by a live process (" +
+                         (held_by.empty() ? std::string("holder unknown") : held_by) +
+                         "); a node ID configured twice would issue the same IDs twice");
+  }
+
+  void renew(Lease& lease, std::int64_t mark) override {
+    guard_.check(url_);
+    std::lock_guard lock(mu_);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "renew");
     Held& held = find(lease);
     if (mark != kNoMark && mark > held.stored) {
       write_mark_file(mark_path(lease.node), mark, url_);
       held.stored = mark;
     }
+    // After the mark is stored: a newcomer locks first and reads the mark after, so if the
+    // path still names our file now, no newcomer can have missed this mark.
+    const std::string path = lock_path(lease.node);
+    if (!names(path, held.fd))
+      throw LeaseError(
+          LeaseFailure::lost, url_,
+          path + " no longer names the file this process holds locked for node " +
+              std::to_string(lease.node) +
+              " (deleted or replaced by hand), so another process could take the node; this "
+              "holder stops issuing");
+    if (!held.alias.empty() && !names(held.alias, held.fd))
+      held.alias = make_alias(lease.node, held.fd);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "renew");
   }
 
   void release(Lease& lease, std::int64_t mark) override {
+    guard_.check(url_);
     std::lock_guard lock(mu_);
     const auto it = held_.find(lease.node);
     if (it == held_.end() || std::to_string(it->second.fd) != lease.token) return;
-    // The mark must be on disk before the lock goes, or the next holder could read the old one.
-    if (mark != kNoMark) write_mark_file(mark_path(lease.node), mark, url_);
-    if (ftruncate(it->second.fd, 0) != 0) { /* stale holder text is harmless: list checks the lock */ }
-    close(it->second.fd);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "release");
+    Held& held = it->second;
+    // The mark must be on disk before the lock goes, or the next holder could read the old
+    // one; and it is written only while our file is the node's, never over a newcomer's.
+    const bool ours = names(lock_path(lease.node), held.fd);
+    if (ours && mark != kNoMark) write_mark_file(mark_path(lease.node), mark, url_);
+    if (!held.alias.empty()) unlink(held.alias.c_str());
+    if (ours &&
+        ftruncate(held.fd, 0) != 0) { /* stale holder text is harmless: list checks the lock */
+    }
+    close(held.fd);
     held_.erase(it);
+    IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "release");
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
+    guard_.check(url_);
+    struct stat st;
+    if (stat(dir_.c_str(), &st) != 0)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "cannot read lease directory " + dir_ + ": " + std::strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "lease directory " + dir_ + " is not a directory");
     std::vector<HolderInfo> rows;
     const NodeRange range = node_range(settings_, layout, url_);
+    const auto aliases = alias_names();
     for (std::uint64_t i = 0; i < range.count; ++i) {
       const std::uint64_t node = range.first + i;
-      const std::string path = lock_path(node);
-      const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      // A shared lock we can take means nobody holds the exclusive one.
-      const bool free = flock(fd, LOCK_SH | LOCK_NB) == 0;
-      std::string text;
-      if (!free) {
-        char buf[1024];
-        const ssize_t n = pread(fd, buf, sizeof buf, 0);
-        if (n > 0) text.assign(buf, static_cast<std::size_t>(n));
+      std::optional<std::string> text = holder_text(lock_path(node));
+      if (!text) {
+        // A live holder whose lock file was deleted or replaced still answers to its alias.
+        const auto a = aliases.find(node);
+        for (std::size_t k = 0; !text && a != aliases.end() && k < a->second.size(); ++k)
+          text = holder_text(a->second[k]);
       }
-      close(fd);
-      if (free) continue;
+      if (!text) continue;
       HolderInfo row;
       set_node(row, layout, node);
-      read_holder_json(text, row);
+      read_holder_json(*text, row);
       row.high_water_unix_ms = read_mark_file(mark_path(node), url_);
       rows.push_back(std::move(row));
     }
@@ -125,22 +195,140 @@ class FileStore final : public LeaseStore {
   struct Held {
     int fd = -1;
     std::int64_t stored = kNoMark;
+    std::string alias;  // the second name of the locked file; "" where links are not possible
   };
+
+  // Locks node's file and takes the node, or returns nullopt with who holds it. mu_ held.
+  std::optional<Lease> try_take(const Layout& layout, std::uint64_t node, std::string& held_by) {
+    const std::string path = lock_path(node);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0)
+        throw LeaseError(LeaseFailure::rejected, url_,
+                         "cannot open " + path + ": " + std::strerror(errno));
+      if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        held_by = err == EWOULDBLOCK ? read_text(fd) : std::string();
+        close(fd);
+        if (err == EWOULDBLOCK) return std::nullopt;
+        throw LeaseError(LeaseFailure::rejected, url_, "flock " + path + ": " + std::strerror(err));
+      }
+      if (!names(path, fd)) {  // replaced between open and flock: lock what the name names now
+        close(fd);
+        continue;
+      }
+      if (auto live = live_holder_of_another_file(node, fd)) {
+        held_by = *live;
+        close(fd);
+        return std::nullopt;
+      }
+      try {
+        Lease lease;
+        set_node(lease, layout, node);
+        lease.since_unix_ms = now_ms(*clock_);
+        lease.holder = new_holder_id();
+        lease.token = std::to_string(fd);
+        lease.high_water_unix_ms = read_mark_file(mark_path(node), url_);
+        const std::string info = holder_json(lease) + "\n";
+        if (ftruncate(fd, 0) != 0 ||
+            pwrite(fd, info.data(), info.size(), 0) != static_cast<ssize_t>(info.size()))
+          throw LeaseError(LeaseFailure::rejected, url_,
+                           "cannot write " + path + ": " + std::strerror(errno));
+        held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd)};
+        return lease;
+      } catch (...) {
+        close(fd);
+        throw;
+      }
+    }
+    throw LeaseError(LeaseFailure::rejected, url_,
+                     path + " was replaced again and again while taking it");
+  }
+
+  // A live process holding node through an earlier file under this name, which someone
+  // deleted or replaced: its alias is locked. Stale aliases (holder dead) are removed.
+  std::optional<std::string> live_holder_of_another_file(std::uint64_t node, int ours) {
+    struct stat mine;
+    if (fstat(ours, &mine) != 0) return std::nullopt;
+    const auto aliases = alias_names();
+    const auto it = aliases.find(node);
+    if (it == aliases.end()) return std::nullopt;
+    for (const std::string& alias : it->second) {
+      struct stat st;
+      if (stat(alias.c_str(), &st) != 0) continue;
+      if (same_file(st, mine)) {  // another name of the file we hold: its holder is gone
+        unlink(alias.c_str());
+        continue;
+      }
+      if (auto text = holder_text(alias)) return *text;
+      unlink(alias.c_str());  // nobody holds it: its holder died
+    }
+    return std::nullopt;
+  }
+
+  // The holder's text if someone holds path's file exclusively, else nullopt.
+  static std::optional<std::string> holder_text(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::optional<std::string> text;
+    // A shared lock we can take means nobody holds the exclusive one.
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0) text = read_text(fd);
+    close(fd);
+    return text;
+  }
+
+  // Gives the file open as fd its second name; "" where the file system has no hard links.
+  std::string make_alias(std::uint64_t node, int fd) {
+    const std::string alias = lock_path(node) + "." + nonce();
+    if (link(lock_path(node).c_str(), alias.c_str()) != 0) return "";
+    if (!names(alias, fd)) {  // the name changed between our check and the link
+      unlink(alias.c_str());
+      return "";
+    }
+    return alias;
+  }
+
+  // Alias paths by node, read from the directory once.
+  std::map<std::uint64_t, std::vector<std::string>> alias_names() const {
+    std::map<std::uint64_t, std::vector<std::string>> out;
+    DIR* d = opendir(dir_.c_str());
+    if (!d) return out;
+    while (const dirent* e = readdir(d)) {
+      const std::string_view name = e->d_name;
+      if (!name.starts_with("node-")) continue;
+      const auto dot = name.find(".lock.");
+      if (dot == std::string_view::npos || dot <= 5 || name.size() == dot + 6) continue;
+      std::uint64_t node = 0;
+      const auto digits = name.substr(5, dot - 5);
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), node);
+      if (ec != std::errc{} || end != digits.data() + digits.size()) continue;
+      out[node].push_back(dir_ + "/" + std::string(name));
+    }
+    closedir(d);
+    return out;
+  }
+
   Held& find(const Lease& lease) {
     const auto it = held_.find(lease.node);
     if (it == held_.end() || std::to_string(it->second.fd) != lease.token)
-      throw LeaseError(LeaseFailure::lost, url_,
-                       "node " + std::to_string(lease.node) + " is not held by this store (released?)");
+      throw LeaseError(
+          LeaseFailure::lost, url_,
+          "node " + std::to_string(lease.node) + " is not held by this store (released?)");
     return it->second;
   }
-  std::string lock_path(std::uint64_t node) const { return dir_ + "/node-" + std::to_string(node) + ".lock"; }
-  std::string mark_path(std::uint64_t node) const { return dir_ + "/node-" + std::to_string(node) + ".mark"; }
+  std::string lock_path(std::uint64_t node) const {
+    return dir_ + "/node-" + std::to_string(node) + ".lock";
+  }
+  std::string mark_path(std::uint64_t node) const {
+    return dir_ + "/node-" + std::to_string(node) + ".mark";
+  }
 
   std::string url_;
   Clock* clock_;
   CommonSettings settings_;
   std::string dir_;
-  std::mutex mu_;
+  ForkGuard guard_;
+  StoreMutex mu_;
   std::map<std::uint64_t, Held> held_;
 };
 

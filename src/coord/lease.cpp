@@ -7,9 +7,12 @@ namespace {
 
 errc code_of(LeaseFailure reason) noexcept {
   switch (reason) {
-    case LeaseFailure::unreachable: return errc::store_unreachable;
-    case LeaseFailure::fenced: return errc::fenced;
-    default: return errc::lease_error;
+    case LeaseFailure::unreachable:
+      return errc::store_unreachable;
+    case LeaseFailure::fenced:
+      return errc::fenced;
+    default:
+      return errc::lease_error;
   }
 }
 
@@ -17,11 +20,20 @@ errc code_of(LeaseFailure reason) noexcept {
 
 const char* to_string(LeaseFailure reason) noexcept {
   switch (reason) {
-    case LeaseFailure::unreachable: return "store unreachable";
-    case LeaseFailure::space_full: return "node-ID space full";
-    case LeaseFailure::lost: return "lease lost";
-    case LeaseFailure::fenced: return "lease not renewed";
-    case LeaseFailure::rejected: return "store refused";
+    case LeaseFailure::unreachable:
+      return "store unreachable";
+    case LeaseFailure::space_full:
+      return "node-ID space full";
+    case LeaseFailure::lost:
+      return "lease lost";
+    case LeaseFailure::fenced:
+      return "lease not renewed";
+    case LeaseFailure::rejected:
+      return "store refused";
+    case LeaseFailure::held:
+      return "node ID held";
+    case LeaseFailure::cancelled:
+      return "start-up cancelled";
   }
   return "lease error";
 }

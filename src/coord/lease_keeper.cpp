@@ -2,23 +2,53 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
+#include "idforge/detail/fork_epoch.hpp"
 #include "idforge/time_format.hpp"
 
 namespace idforge::coord {
+
+struct LeaseKeeper::Sync {
+  mutable std::mutex mu;
+  std::condition_variable wake;
+  std::thread thread;
+};
+
 namespace {
 
-std::int64_t pick(std::int64_t given, std::int64_t fallback) { return given >= 0 ? given : fallback; }
+std::int64_t pick(std::int64_t given, std::int64_t fallback) {
+  return given >= 0 ? given : fallback;
+}
 
 std::string when(std::int64_t unix_ms) {
   return unix_ms <= 0 || unix_ms == kNoDeadline ? std::string("never") : format_iso8601_ms(unix_ms);
+}
+
+// The last ms of the tick that holds unix_ms: a mark covers whole ticks, since an ID's time
+// is its tick's and the next holder skips the mark's whole tick.
+std::int64_t end_of_tick(const Layout& layout, std::int64_t unix_ms) {
+  if (unix_ms < layout.epoch_ms()) return unix_ms;
+  const std::int64_t tick = (unix_ms - layout.epoch_ms()) / layout.tick_ms();
+  const std::int64_t room =
+      (std::numeric_limits<std::int64_t>::max() - layout.epoch_ms()) / layout.tick_ms();
+  if (tick + 1 > room) return std::numeric_limits<std::int64_t>::max() - 1;
+  return layout.epoch_ms() + (tick + 1) * layout.tick_ms() - 1;
 }
 
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(std::unique_ptr<LeaseStore> store, const Layout& layout, Clock& clock,
                          const KeeperOptions& options)
-    : store_(std::move(store)), layout_(layout), clock_(&clock) {
+    : store_(std::move(store)),
+      layout_(layout),
+      clock_(&clock),
+      background_(options.renew_in_background),
+      sync_(std::make_unique<Sync>()) {
+  idforge::detail::install_fork_handler();
+  fork_epoch_ = idforge::detail::fork_epoch();
   ttl_ms_ = store_->ttl_ms();
   margin_ms_ = pick(options.safety_margin_ms, ttl_ms_ / 6);
   reserve_ms_ = pick(options.reserve_window_ms, ttl_ms_);
@@ -26,32 +56,95 @@ LeaseKeeper::LeaseKeeper(std::unique_ptr<LeaseStore> store, const Layout& layout
   borrow_ms_ = std::max<std::int64_t>(0, options.max_borrow_ms);
   if (margin_ms_ >= ttl_ms_ / 3)
     throw Error(errc::invalid_argument,
-                "lease keeper: safety margin " + std::to_string(margin_ms_) + " ms must be below a third of the TTL (" +
-                    std::to_string(ttl_ms_) + " ms), or the generator pauses before the first renewal");
+                "lease keeper: safety margin " + std::to_string(margin_ms_) +
+                    " ms must be below a third of the TTL (" + std::to_string(ttl_ms_) +
+                    " ms), or the generator pauses before the first renewal");
   if (reserve_ms_ <= ttl_ms_ / 3 + borrow_ms_)
-    throw Error(errc::invalid_argument,
-                "lease keeper: reserve window " + std::to_string(reserve_ms_) +
-                    " ms must exceed a third of the TTL plus max borrow (" + std::to_string(ttl_ms_ / 3 + borrow_ms_) +
-                    " ms), or the generator pauses between renewals");
-  acquired_ = store_->acquire(layout_);
+    throw Error(errc::invalid_argument, "lease keeper: reserve window " +
+                                            std::to_string(reserve_ms_) +
+                                            " ms must exceed a third of the TTL plus max borrow (" +
+                                            std::to_string(ttl_ms_ / 3 + borrow_ms_) +
+                                            " ms), or the generator pauses between renewals");
+  const bool fixed_store =
+      store_->url().starts_with("static:") || store_->url().starts_with("ordinal:");
+  if (options.node)
+    acquired_ = store_->acquire_node(layout_, *options.node);
+  else
+    acquired_ = acquire_skipping(fixed_store ? -1 : options.max_mark_ahead_ms);
   status_.lease = acquired_;
   status_.reserved_unix_ms = acquired_.high_water_unix_ms;
 }
 
+Lease LeaseKeeper::acquire_skipping(std::int64_t max_ahead_ms) {
+  // Skipped node IDs stay held until another is found, so the store's scan moves past them;
+  // then they go back with their marks untouched.
+  std::vector<Lease> passed;
+  const auto give_back = [&] {
+    for (Lease& l : passed) {
+      try {
+        store_->release(l, l.high_water_unix_ms);
+      } catch (const std::exception&) {  // the TTL frees it; its mark was not changed
+      }
+    }
+  };
+  for (;;) {
+    Lease lease;
+    try {
+      lease = store_->acquire(layout_);
+    } catch (const LeaseError& e) {
+      give_back();
+      if (skipped_.empty() || e.reason() != LeaseFailure::space_full) throw;
+      const SkippedNode& first = skipped_.front();
+      throw ClockBackwardsError("every free node ID in " + store_->url() +
+                                    " has a high-water mark further ahead of the clock than " +
+                                    "start-up waits (at most " + std::to_string(max_ahead_ms) +
+                                    " ms): node " + std::to_string(first.node) +
+                                    "'s high-water mark " +
+                                    format_iso8601_ms(first.high_water_unix_ms) + " is " +
+                                    std::to_string(first.ahead_ms) +
+                                    " ms ahead; nothing was issued and the node IDs were released",
+                                first.ahead_ms);
+    }
+    // The wait start-up would need: until the clock passes the mark.
+    const std::int64_t ahead =
+        lease.high_water_unix_ms == kNoMark ? 0 : lease.high_water_unix_ms - now_ms() + 1;
+    if (max_ahead_ms < 0 || ahead <= max_ahead_ms) {
+      give_back();
+      return lease;
+    }
+    skipped_.push_back({lease.node, lease.high_water_unix_ms, ahead});
+    passed.push_back(std::move(lease));
+  }
+}
+
 LeaseKeeper::~LeaseKeeper() {
+  if (in_forked_child()) {
+    (void)
+        sync_.release();  // the parent's thread, lock and waiter: not ours to end (see the header)
+    return;
+  }
   try {
     release();
   } catch (const std::exception&) {  // the TTL frees it; the reservation keeps the mark safe
   }
 }
 
+bool LeaseKeeper::in_forked_child() const noexcept {
+  return idforge::detail::fork_epoch() != fork_epoch_;
+}
+
+std::int64_t LeaseKeeper::now_ms() const noexcept {
+  const std::int64_t ns = clock_->now_ns();
+  return ns / 1'000'000 - (ns % 1'000'000 < 0 ? 1 : 0);
+}
+
 void LeaseKeeper::start() {
   renew_once();
-  thread_ = std::thread([this] { run(); });
+  if (background_) sync_->thread = std::thread([this] { run(); });
 }
 
 void LeaseKeeper::attach(SnowflakeGenerator* generator) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(sync_->mu);
   generator_ = generator;
   apply_fence_locked();
 }
@@ -64,108 +157,132 @@ void LeaseKeeper::renew_once() {
   Lease lease;
   std::int64_t reserved;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(sync_->mu);
+    if (status_.lost || status_.released)
+      throw LeaseError(
+          LeaseFailure::lost, store_->url(),
+          "node " + std::to_string(acquired_.node) + " is " + (status_.lost ? "lost" : "released"));
     lease = status_.lease;
     reserved = status_.reserved_unix_ms;
   }
-  const std::int64_t mark = std::max(reserved, now_ms() + reserve_ms_);
+  const std::int64_t mark = std::max(reserved, end_of_tick(layout_, now_ms() + reserve_ms_));
   store_->renew(lease, mark);  // throws; the fence stays where it was
-  // Stop before the store may hand the node ID on, and before IDs (which may run
-  // borrow_ms_ ahead of the clock) could pass the mark just stored.
-  std::int64_t fence = mark - borrow_ms_;
-  if (lease.deadline_unix_ms != kNoDeadline) fence = std::min(fence, lease.deadline_unix_ms - margin_ms_);
-  std::lock_guard lock(mu_);
+  // The mark is stored (durably, and while the lease was still ours): now the generator may
+  // issue up to it, and only until the store may hand the node ID on.
+  std::int64_t fence = mark + 1;
+  if (lease.deadline_unix_ms != kNoDeadline)
+    fence = std::min(fence, lease.deadline_unix_ms - margin_ms_);
+  std::lock_guard lock(sync_->mu);
   if (status_.lost || status_.released) return;
   status_.lease = lease;
-  status_.reserved_unix_ms = mark;
+  status_.reserved_unix_ms = std::max(status_.reserved_unix_ms, mark);
   status_.fence_unix_ms = fence;
   ++status_.renewals;
   apply_fence_locked();
 }
 
+bool LeaseKeeper::renew() {
+  if (in_forked_child()) return false;
+  std::string error;
+  bool lost = false;
+  try {
+    renew_once();
+    return true;
+  } catch (const LeaseError& e) {
+    error = e.what();
+    lost = e.reason() == LeaseFailure::lost;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::lock_guard lock(sync_->mu);
+  if (status_.released) return false;
+  ++status_.failures;
+  status_.last_error = error;
+  if (lost) {
+    // Another holder may issue with this node ID now: stop for good.
+    status_.lost = true;
+    status_.fence_unix_ms = 0;
+    apply_fence_locked();
+  }
+  return false;
+}
+
 void LeaseKeeper::run() {
   const auto period = std::chrono::milliseconds(std::max<std::int64_t>(1, ttl_ms_ / 3));
   auto delay = period;
-  std::unique_lock lock(mu_);
+  std::unique_lock lock(sync_->mu);
   while (!stop_) {
-    if (wake_.wait_for(lock, delay, [this] { return stop_; })) break;
+    if (sync_->wake.wait_for(lock, delay, [this] { return stop_; })) break;
     lock.unlock();
-    std::string error;
-    bool lost = false;
-    try {
-      renew_once();
-    } catch (const LeaseError& e) {
-      error = e.what();
-      lost = e.reason() == LeaseFailure::lost;
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
+    const bool ok = renew();
     lock.lock();
-    if (error.empty()) {
-      delay = period;
-      continue;
-    }
-    ++status_.failures;
-    status_.last_error = error;
-    delay = std::chrono::milliseconds(retry_ms_);
-    if (lost) {
-      // Another holder may issue with this node ID now: stop for good.
-      status_.lost = true;
-      status_.fence_unix_ms = 0;
-      apply_fence_locked();
-      return;
-    }
+    if (status_.lost) return;
+    delay = ok ? period : std::chrono::milliseconds(retry_ms_);
   }
 }
 
 void LeaseKeeper::release() {
+  if (in_forked_child()) return;  // the parent's lease, connection and thread: not ours
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(sync_->mu);
     if (status_.released) return;
     status_.released = true;
     stop_ = true;
   }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  sync_->wake.notify_all();
+  if (sync_->thread.joinable()) sync_->thread.join();
   Lease lease;
-  std::int64_t mark = acquired_.high_water_unix_ms;
+  std::int64_t mark;
   bool lost;
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(sync_->mu);
+    // Fence first, then read: a call in flight checks the fence after its claim, so it
+    // either refuses or claimed before this read and is covered by it.
     status_.fence_unix_ms = 0;
-    apply_fence_locked();  // from here on nothing is issued, so last_unix_ms() is final
-    if (generator_) mark = std::max(mark, generator_->last_unix_ms());
+    apply_fence_locked();
+    // Store exactly what was used (not the reservation), so a clean restart need not wait;
+    // without a generator whatever used the node ID may have used the whole reservation.
+    mark = generator_ ? std::max(acquired_.high_water_unix_ms, generator_->last_unix_ms())
+                      : status_.reserved_unix_ms;
     lease = status_.lease;
     lost = status_.lost;
   }
-  // Store exactly what was used (not the reservation), so a clean restart need not wait;
   // 0 stands for "no mark" where nothing was ever issued.
   if (!lost) store_->release(lease, mark == kNoMark ? 0 : mark);
 }
 
 KeeperStatus LeaseKeeper::status() const {
-  std::lock_guard lock(mu_);
+  if (in_forked_child()) return status_;  // the mutex may have been copied locked
+  std::lock_guard lock(sync_->mu);
   return status_;
 }
 
 std::int64_t LeaseKeeper::fence_unix_ms() const {
-  std::lock_guard lock(mu_);
+  if (in_forked_child()) return 0;
+  std::lock_guard lock(sync_->mu);
   return status_.fence_unix_ms;
 }
 
 LeaseError LeaseKeeper::fenced_error() const {
-  std::lock_guard lock(mu_);
+  const KeeperStatus s = status();
   const std::string node = "node " + std::to_string(acquired_.node);
-  if (status_.released)
-    return LeaseError(LeaseFailure::lost, store_->url(), node + " was released; this generator issues no more IDs");
-  if (status_.lost)
+  if (in_forked_child())
+    return LeaseError(
+        LeaseFailure::lost, store_->url(),
+        node +
+            " is held by the parent process; a child forked after the lease was taken issues "
+            "nothing with it (take a lease of its own)");
+  if (s.released)
     return LeaseError(LeaseFailure::lost, store_->url(),
-                      node + ": " + status_.last_error + "; this generator issues no more IDs");
+                      node + " was released; this generator issues no more IDs");
+  if (s.lost)
+    return LeaseError(LeaseFailure::lost, store_->url(),
+                      node + ": " + s.last_error + "; this generator issues no more IDs");
   return LeaseError(LeaseFailure::fenced, store_->url(),
-                    node + " paused at " + when(status_.fence_unix_ms) + " (lease deadline " +
-                        when(status_.lease.deadline_unix_ms) + " minus " + std::to_string(margin_ms_) +
+                    node + " paused at " + when(s.fence_unix_ms) + " (lease deadline " +
+                        when(s.lease.deadline_unix_ms) + " minus " + std::to_string(margin_ms_) +
                         " ms, or the end of the reserved window); last renewal error: " +
-                        (status_.last_error.empty() ? std::string("none") : status_.last_error) +
+                        (s.last_error.empty() ? std::string("none") : s.last_error) +
                         "; issuing resumes after a successful renewal");
 }
 

@@ -21,7 +21,8 @@ Endpoint parse_endpoint(std::string_view url, std::string_view text, std::size_t
     fail(url, pos, "expected HOST:PORT (a port is required: the servers run on non-default ports)");
   const std::string_view port_text = text.substr(colon + 1);
   unsigned port = 0;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc{} || end != port_text.data() + port_text.size() || port == 0 || port > 65535)
     fail(url, pos + colon + 1, "port must be a number in 1..65535");
   return {std::string(text.substr(0, colon)), static_cast<std::uint16_t>(port)};
@@ -55,9 +56,9 @@ void LeaseUrl::allow_only(std::initializer_list<std::string_view> allowed) const
     if (!ok) {
       std::string list;
       for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      throw Error(errc::invalid_argument, "lease store URL '" + text + "': unknown parameter '" +
-                                              key + "' for " + scheme + ": (allowed: " +
-                                              (list.empty() ? "none" : list) + ")");
+      throw Error(errc::invalid_argument,
+                  "lease store URL '" + text + "': unknown parameter '" + key + "' for " + scheme +
+                      ": (allowed: " + (list.empty() ? "none" : list) + ")");
     }
   }
 }
@@ -85,14 +86,13 @@ LeaseUrl parse_lease_url(std::string_view url) {
     std::size_t start = 0;
     for (;;) {
       const auto comma = u.body.find(',', start);
-      const std::string_view part =
-          std::string_view(u.body).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::string_view part = std::string_view(u.body).substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
       u.endpoints.push_back(parse_endpoint(url, part, pos + start));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
-    if (u.scheme == "redis" && u.endpoints.size() != 1)
-      fail(url, pos, "redis takes one HOST:PORT");
+    if (u.scheme == "redis" && u.endpoints.size() != 1) fail(url, pos, "redis takes one HOST:PORT");
   }
   if (q != std::string_view::npos) {
     std::size_t start = q + 1;
@@ -101,7 +101,8 @@ LeaseUrl parse_lease_url(std::string_view url) {
       if (amp == std::string_view::npos) amp = url.size();
       const std::string_view pair = url.substr(start, amp - start);
       const auto eq = pair.find('=');
-      if (eq == std::string_view::npos || eq == 0) fail(url, start, "expected key=value in the query");
+      if (eq == std::string_view::npos || eq == 0)
+        fail(url, start, "expected key=value in the query");
       u.params[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
       start = amp + 1;
     }
@@ -116,11 +117,24 @@ std::uint64_t parse_ordinal_hostname(std::string_view hostname) {
   const auto dash = name.rfind('-');
   if (dash == std::string_view::npos || dash == 0)
     throw ParseError(kind, hostname, 0, "expected NAME-ORDINAL, such as order-api-7");
+  // A StatefulSet name is a DNS label: it does not end in '-' ("app--1" is not app's pod 1
+  // nor pod -1).
+  if (name[dash - 1] == '-')
+    throw ParseError(kind, hostname, dash,
+                     "the name before the ordinal ends in '-' (a StatefulSet name cannot)");
   const std::string_view digits = name.substr(dash + 1);
   std::uint64_t n = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
-    throw ParseError(kind, hostname, dash + 1, "the part after the last '-' must be a decimal ordinal");
+  if (digits.empty() || ec == std::errc::invalid_argument || end != digits.data() + digits.size())
+    throw ParseError(kind, hostname, dash + 1,
+                     "the part after the last '-' must be a decimal ordinal");
+  if (ec == std::errc::result_out_of_range)
+    throw ParseError(kind, hostname, dash + 1, "the ordinal does not fit in 64 bits");
+  // Kubernetes writes ordinals without leading zeros; "app-07" and "app-7" must not both
+  // become worker 7.
+  if (digits.size() > 1 && digits[0] == '0')
+    throw ParseError(kind, hostname, dash + 1,
+                     "the ordinal has a leading zero (Kubernetes writes none)");
   return n;
 }
 

@@ -10,9 +10,13 @@
 #include "idforge/clock.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_url.hpp"
+#include "idforge/detail/explore.hpp"
 #include "idforge/snowflake_layout.hpp"
 
 namespace idforge::coord::detail {
+
+/// The mutex a store holds across its requests (the explorer sees a thread wait for it).
+using StoreMutex = idforge::detail::ExplorableMutex;
 
 /// Default cap on how many node IDs a store scans (nodes=N overrides it).
 inline constexpr std::int64_t kDefaultNodeCap = 1024;
@@ -38,6 +42,11 @@ CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms)
 /// Throws LeaseError(rejected) if dc does not fit the layout.
 NodeRange node_range(const CommonSettings& s, const Layout& layout, const std::string& store);
 
+/// Checks a node ID fixed by configuration against layout and the store's dc= setting.
+/// Throws LeaseError(rejected) naming the node and the rule.
+void check_fixed_node(const Layout& layout, std::uint64_t node, const CommonSettings& s,
+                      const std::string& store);
+
 /// Fills node, datacenter and worker of a lease or holder row from a node number.
 template <class T>
 void set_node(T& row, const Layout& layout, std::uint64_t node) {
@@ -55,17 +64,38 @@ std::string holder_json(const Lease& lease);
 /// Reads holder_json() output into row (fields it lacks stay as they are).
 void read_holder_json(std::string_view json, HolderInfo& row);
 
-/// A mark file's content, or kNoMark if it does not exist. Throws LeaseError(rejected) if
-/// it holds something other than a decimal number.
+/// A mark file's content, or kNoMark if it does not exist (ENOENT, and only that). Throws
+/// LeaseError(rejected) naming the file and the reason if it cannot be read (EACCES, EMFILE,
+/// EIO, a directory, ...) or holds something other than a decimal number: starting the node
+/// from scratch then could reissue its last holder's IDs.
 std::int64_t read_mark_file(const std::string& path, const std::string& store);
-/// Writes mark to path atomically (temporary file, fdatasync, rename) so a crash leaves
-/// either the old or the new mark. Throws LeaseError(rejected) on an I/O error.
+/// Writes mark to path so that once this returns it survives a crash or a power loss, and
+/// a crash at any point leaves the old or the new mark: the text goes to a temporary file,
+/// fdatasync(), rename() over path, then fsync() of the directory (which makes the rename
+/// itself durable). Throws LeaseError(rejected) naming the step and errno.
 void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store);
-/// Creates dir and its parents. Throws LeaseError(rejected) naming the directory.
+/// Creates dir and its parents (each new one made durable in its parent). Throws
+/// LeaseError(rejected) naming the directory.
 void make_dirs(const std::string& dir, const std::string& store);
 
+/// Remembers the process that opened a store: a forked child inherits the store's
+/// connection, file descriptors and lease, and must touch none of them.
+class ForkGuard {
+ public:
+  ForkGuard() noexcept;
+  /// True in a child process forked after this guard was made.
+  bool in_child() const noexcept;
+  /// Throws LeaseError(rejected) naming store if in_child().
+  void check(const std::string& store) const;
+
+ private:
+  std::uint64_t epoch_;
+};
+
 /// Unix ms on clock.
-inline std::int64_t now_ms(Clock& clock) noexcept { return clock.now_ns() / 1'000'000; }
+inline std::int64_t now_ms(Clock& clock) noexcept {
+  return clock.now_ns() / 1'000'000;
+}
 
 /// The stores, one factory each (lease.cpp dispatches on the scheme).
 std::unique_ptr<LeaseStore> make_static_store(const LeaseUrl& url, Clock& clock);

@@ -21,7 +21,9 @@ std::int64_t read_mark(const std::string& path) {
   return v;
 }
 
-void write_mark(const std::string& path, std::int64_t mark) { std::ofstream(path) << mark << "\n"; }
+void write_mark(const std::string& path, std::int64_t mark) {
+  std::ofstream(path) << mark << "\n";
+}
 
 TEST(FileStore, TwoAcquiresGetDistinctNodesEvenInOneProcess) {
   test::ScratchDir dir;
@@ -50,7 +52,9 @@ TEST(FileStore, FullRangeIsATypedErrorNamingTheDirectory) {
     EXPECT_EQ(e.reason(), LeaseFailure::space_full);
     EXPECT_EQ(e.code(), errc::lease_error);
     EXPECT_EQ(e.store(), url);
-    EXPECT_NE(std::string(e.what()).find("all 2 node IDs 0..1 under " + dir.path()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("all 2 node IDs 0..1 under " + dir.path()),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -82,7 +86,8 @@ TEST(FileStore, CorruptMarkIsRejectedNamingTheFile) {
     open_lease_store("file:" + dir.path())->acquire(kTwitter);
     FAIL();
   } catch (const LeaseError& e) {
-    EXPECT_NE(std::string(e.what()).find("node-0.mark holds 'yesterday'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node-0.mark holds 'yesterday'"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -94,11 +99,12 @@ TEST(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelease
   const std::string mark_file = dir.path() + "/node-0.mark";
   std::int64_t last = 0;
   {
-    LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock);
+    LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
+                                 clock);
     EXPECT_EQ(read_mark(mark_file), kT + 60000);  // reserved before the first ID
     clock.advance_ms(5);
     last = decompose(kTwitter, gen.next()).unix_ms;
-    EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60000);
+    EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60001);  // IDs up to the mark's tick
   }
   EXPECT_EQ(last, kT + 5);
   EXPECT_EQ(read_mark(mark_file), kT + 5);
@@ -108,9 +114,10 @@ TEST(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
   test::ScratchDir dir;
   ManualClock clock(kT * kMs);
   // ttl 60 s: the renewal thread stays asleep while the clock jumps past the window.
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock);
-  clock.advance_ms(59'999);
-  EXPECT_NO_THROW(gen.next());
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
+                               clock);
+  clock.advance_ms(60'000);
+  EXPECT_EQ(decompose(kTwitter, gen.next()).unix_ms, kT + 60'000);  // the mark itself is reserved
   clock.advance_ms(1);
   try {
     gen.next();
@@ -118,7 +125,8 @@ TEST(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
   } catch (const LeaseError& e) {
     EXPECT_EQ(e.reason(), LeaseFailure::fenced);
     EXPECT_EQ(e.code(), errc::fenced);
-    EXPECT_NE(std::string(e.what()).find("resumes after a successful renewal"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("resumes after a successful renewal"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -128,7 +136,8 @@ TEST(LeasedGenerator, ClockBehindStoredMarkWaitsWithinTheBound) {
   ManualClock clock(kT * kMs);
   LeasedOptions options;
   options.max_start_wait_ms = 1000;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {}, options);
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
+                               options);
   EXPECT_EQ(gen.start_wait_ms(), 501);
   EXPECT_GE(clock.waited_ns(), 500 * kMs);
   EXPECT_GT(decompose(kTwitter, gen.next()).unix_ms, kT + 500);
@@ -138,7 +147,7 @@ TEST(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
   test::ScratchDir dir;
   write_mark(dir.path() + "/node-0.mark", kT + 10'000);
   ManualClock clock(kT * kMs);
-  const std::string url = "file:" + dir.path();
+  const std::string url = "file:" + dir.path() + "?nodes=1";  // no other node to move on to
   try {
     LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock);  // bound: 3 s + 1 s
     FAIL();
@@ -154,20 +163,34 @@ TEST(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
   EXPECT_EQ(read_mark(dir.path() + "/node-0.mark"), kT + 10'000);
 }
 
-TEST(LeasedGenerator, BorrowingShrinksTheFenceSoIdsStayBelowTheMark) {
+TEST(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
   test::ScratchDir dir;
   ManualClock clock(kT * kMs);
   SnowflakePolicy policy;
   policy.max_borrow_ms = 50;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter, clock, policy);
-  EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60000 - 50);
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
+                               clock, policy);
+  const std::int64_t mark = read_mark(dir.path() + "/node-0.mark");
+  EXPECT_EQ(mark, kT + 60'000);
+  clock.set_ms(mark - 10);  // the clock 10 ms before the mark, borrowing up to 50 ms ahead
+  std::vector<Snowflake> ids(60 * 4096);
+  try {
+    gen.next_batch(ids);
+    FAIL() << "borrowed past the reserved mark";
+  } catch (const LeaseError& e) {
+    EXPECT_EQ(e.reason(), LeaseFailure::fenced) << e.what();
+  }
+  EXPECT_EQ(gen.generator().last_unix_ms(), mark);
+  EXPECT_EQ(clock.waited_ns(), 0);
 }
 
 TEST(LeaseKeeper, RejectsAMarginThatWouldPauseBeforeTheFirstRenewal) {
   test::ScratchDir dir;
   KeeperOptions o;
   o.safety_margin_ms = 1000;  // ttl 3000: must be < 1000
-  EXPECT_THROW(LeaseKeeper(open_lease_store("file:" + dir.path()), kTwitter, SystemClock::instance(), o), Error);
+  EXPECT_THROW(
+      LeaseKeeper(open_lease_store("file:" + dir.path()), kTwitter, SystemClock::instance(), o),
+      Error);
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ TEST(LeaseUrl, SplitsSchemeBodyAndQuery) {
 }
 
 TEST(LeaseUrl, NetworkedSchemesListEndpoints) {
-  const LeaseUrl e = parse_lease_url("etcd://127.0.0.1:22379,127.0.0.1:22479,localhost:22579?prefix=/x/");
+  const LeaseUrl e =
+      parse_lease_url("etcd://127.0.0.1:22379,127.0.0.1:22479,localhost:22579?prefix=/x/");
   ASSERT_EQ(e.endpoints.size(), 3u);
   EXPECT_EQ(e.endpoints[1], (Endpoint{"127.0.0.1", 22479}));
   EXPECT_EQ(e.endpoints[2], (Endpoint{"localhost", 22579}));
@@ -73,7 +74,9 @@ TEST(LeaseUrl, IntParamNamesKeyValueAndRange) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("ttl=fast must be an integer in 100..1000"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ttl=fast must be an integer in 100..1000"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -102,6 +105,27 @@ TEST(OrdinalHostname, RejectsNamesWithoutAnOrdinal) {
   } catch (const ParseError& e) {
     EXPECT_EQ(e.position(), 10u);
   }
+}
+
+// Two different host names must never name the same worker.
+TEST(OrdinalHostname, RejectsFormsThatWouldAliasAnotherPod) {
+  for (const char* bad : {"app--1", "app-07", "app-00", "app-18446744073709551616"})
+    EXPECT_THROW(parse_ordinal_hostname(bad), ParseError) << bad;
+  EXPECT_EQ(parse_ordinal_hostname("app-18446744073709551615"), 18446744073709551615u);
+  EXPECT_EQ(parse_ordinal_hostname("app-10"), 10u);
+}
+
+TEST(OrdinalStore, OrdinalPlusOffsetThatWouldWrapIsRefused) {
+  try {
+    open_lease_store("ordinal:app-18446744073709551615?offset=1")->acquire(presets::twitter());
+    FAIL() << "wrapped to a worker number";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not fit in 64 bits"), std::string::npos) << e.what();
+  }
+  // The same worker as app-0 only for app-0.
+  EXPECT_EQ(open_lease_store("ordinal:app-0")->acquire(presets::twitter()).node, 0u);
+  EXPECT_THROW(open_lease_store("ordinal:app--1"), ParseError);
 }
 
 TEST(LeaseError, NamesStoreAndReasonAndMapsCodes) {

@@ -3,14 +3,17 @@
 // time any holder may have issued (the high-water mark), so the next holder starts above it.
 //
 // Providers (see open_lease_store and docs/LEASES.md):
-//   static:N | static:DC/WORKER      fixed from configuration; no coordination
-//   ordinal:HOSTNAME                 StatefulSet ordinal (order-api-7 -> worker 7)
+//   static:N | static:DC/WORKER      fixed from configuration; registered in a store with
+//                                    state=DIR (a file lock) or register=URL, else unchecked
+//   ordinal:HOSTNAME                 StatefulSet ordinal (order-api-7 -> worker 7), as static
 //   file:DIR                         one flock()ed file per node ID; the kernel releases it
 //   redis://HOST:PORT                SET NX PX, Lua compare-and-extend, compare-and-delete
 //   etcd://HOST:PORT[,HOST:PORT...]  lease grant + create-if-absent txn + keep-alive
 //
 // A store is used by one LeaseKeeper at a time; its calls are thread-safe but blocking,
-// each bounded by the store's timeout.
+// each bounded by the store's timeout. A store belongs to the process that opened it: in
+// a child forked afterwards every call refuses (LeaseFailure::rejected) and touches
+// neither the parent's connection nor its lease.
 #pragma once
 
 #include <cstdint>
@@ -60,11 +63,13 @@ struct HolderInfo {
 
 /// Why a lease operation failed; LeaseError::reason().
 enum class LeaseFailure : std::uint8_t {
-  unreachable,   ///< the store did not answer within its timeout (errc::store_unreachable)
-  space_full,    ///< every node ID in the range is held (errc::lease_error)
-  lost,          ///< the store gave the node ID away, or the lease expired (errc::lease_error)
-  fenced,        ///< renewals failing; issuing paused until one succeeds (errc::fenced)
-  rejected,      ///< the store answered with an error or the configuration is wrong
+  unreachable,  ///< the store did not answer within its timeout (errc::store_unreachable)
+  space_full,   ///< every node ID in the range is held (errc::lease_error)
+  lost,         ///< the store gave the node ID away, or the lease expired (errc::lease_error)
+  fenced,       ///< renewals failing; issuing paused until one succeeds (errc::fenced)
+  rejected,     ///< the store answered with an error or the configuration is wrong
+  held,         ///< a fixed node ID is held by another live process (errc::lease_error)
+  cancelled,    ///< start-up was asked to stop before issuing (errc::lease_error)
 };
 
 /// Words for a LeaseFailure ("store unreachable", "node-ID space full", ...).
@@ -96,9 +101,16 @@ class LeaseStore {
   /// Takes a free node ID that fits layout (and the store's datacenter/range settings).
   /// Throws LeaseError: unreachable, space_full, rejected.
   virtual Lease acquire(const Layout& layout) = 0;
+  /// Takes exactly node (a node ID fixed by configuration), so that a node ID configured
+  /// twice is refused instead of issuing twice. Throws LeaseError: held (naming the holder),
+  /// unreachable, rejected (node does not fit the layout or the store's range).
+  virtual Lease acquire_node(const Layout& layout, std::uint64_t node) = 0;
   /// Extends the lease (lease.deadline_unix_ms moves on) and stores mark_unix_ms as the
-  /// node's high-water mark if it is higher than the stored one.
-  /// Throws LeaseError: lost (someone else holds it / it expired), unreachable.
+  /// node's high-water mark if it is higher than the stored one. On return the mark is
+  /// durable (a power loss keeps it) and the lease was still this holder's after it was
+  /// stored, so the holder may issue up to it.
+  /// Throws LeaseError: lost (someone else holds it, it expired, or its key or lock file was
+  /// deleted or replaced by hand), unreachable.
   virtual void renew(Lease& lease, std::int64_t mark_unix_ms) = 0;
   /// Stores mark_unix_ms as the mark (unless it is kNoMark) and frees the node ID.
   /// A lease already lost is left alone. Throws LeaseError: unreachable.

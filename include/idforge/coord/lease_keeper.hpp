@@ -1,28 +1,34 @@
-// LeaseKeeper: holds one node-ID lease, renews it in a background thread at a third of the
-// TTL, and reserves the high-water mark ahead in windows.
+// LeaseKeeper: holds one node-ID lease, renews it (in a background thread at a third of
+// the TTL, or when its owner calls renew()), and reserves the high-water mark ahead.
 //
-// Reservation: every successful renewal stores mark = now + reserve window. The fence of the
-// attached generator is set to min(deadline - safety margin, mark - max borrow), so the
-// generator never issues an ID whose time is past a mark already stored: a crash (kill -9,
-// power loss after the store answered) can lose only unused reservation, never a used time.
-// The fence doubles as the reservation ceiling, so SnowflakeGenerator needed no new field
-// and its hot path stays one atomic stamp plus one fence load.
+// The fencing rule. Every successful renewal first stores mark = now + reserve window,
+// rounded up to the end of its tick, and only then sets the attached generator's fence to
+//   F = min(mark + 1, deadline - safety margin)        (deadline: none for file/static)
+// The generator issues no ID whose tick ends after F (SnowflakeGenerator::set_fence_unix_ms):
+// borrowed ticks, a reading taken again and a wait for the next tick included, and it reads
+// the fence after claiming its stamp. So every ID ever issued lies in a tick at or below a
+// mark the store already holds, and was claimed before the lease's deadline minus the
+// margin. A crash (kill -9, power loss after the store answered) can lose only unused
+// reservation, never a used time.
 //
-// Failure: if a renewal fails because the store is unreachable, the keeper retries; the
-// generator stops by itself at the fence and resumes when a renewal succeeds. If the store
-// says the lease is gone (expired, or another holder), the keeper fences the generator
-// for good and status().lost is set. Release stores the exact last issued time (not the
-// reservation), so a clean restart does not wait.
+// Failure: a renewal that fails because the store is unreachable leaves the fence where it
+// was (the generator stops there by itself) and is retried. When the store says the lease
+// is gone (expired, another holder, its key or lock file deleted or replaced by hand), the
+// keeper fences the generator for good and status().lost is set.
+// Release: the fence goes to "nothing more" first, then the generator's last claimed tick
+// is read; calls in flight check the fence after their claim, so that tick covers every ID
+// they can still return. That exact time is stored as the mark (a clean restart need not
+// wait); with no generator attached the reservation is stored instead.
+// Fork: a keeper belongs to the process that made it. In a forked child release(),
+// renew() and the destructor do nothing at once: they never touch the parent's lease, its
+// store connection or its renewal thread.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "idforge/clock.hpp"
 #include "idforge/coord/lease.hpp"
@@ -42,24 +48,42 @@ struct KeeperOptions {
   std::int64_t retry_ms = -1;
   /// IDs may be this far ahead of the clock (SnowflakePolicy::max_borrow_ms).
   std::int64_t max_borrow_ms = 0;
+  /// false: no background thread; the owner calls renew() itself, at least every TTL/3 to
+  /// keep the generator issuing (an embedder with its own scheduler, or a test driving time).
+  bool renew_in_background = true;
+  /// A node ID fixed by configuration: acquire exactly it (LeaseStore::acquire_node), so a
+  /// node ID configured twice is refused (LeaseFailure::held). Unset: any free node ID.
+  std::optional<std::uint64_t> node;
+  /// A free node ID whose stored mark is more than this far ahead of the clock is skipped
+  /// for the next free one (start-up would have to wait that long); -1: never skip. Not for
+  /// a fixed node, nor for static:/ordinal: stores, whose node ID is fixed.
+  std::int64_t max_mark_ahead_ms = -1;
+};
+
+/// A node ID passed over at acquisition, and why (its mark was too far ahead).
+struct SkippedNode {
+  std::uint64_t node = 0;
+  std::int64_t high_water_unix_ms = kNoMark;
+  std::int64_t ahead_ms = 0;  ///< how far the mark was ahead of the clock
 };
 
 /// What a keeper has seen, for metrics and `idforge lease`.
 struct KeeperStatus {
-  Lease lease;                         ///< as of the last successful renewal
+  Lease lease;                              ///< as of the last successful renewal
   std::int64_t reserved_unix_ms = kNoMark;  ///< the mark stored by the last renewal
-  std::int64_t fence_unix_ms = 0;      ///< the generator stops issuing at this time
-  std::uint64_t renewals = 0;          ///< successful renewals
-  std::uint64_t failures = 0;          ///< failed renewal attempts
-  bool lost = false;                   ///< the store gave the node ID away
-  bool released = false;               ///< release() ran
-  std::string last_error;              ///< message of the last failed attempt
+  std::int64_t fence_unix_ms = 0;           ///< the generator stops issuing at this time
+  std::uint64_t renewals = 0;               ///< successful renewals
+  std::uint64_t failures = 0;               ///< failed renewal attempts
+  bool lost = false;                        ///< the store gave the node ID away
+  bool released = false;                    ///< release() ran
+  std::string last_error;                   ///< message of the last failed attempt
 };
 
 class LeaseKeeper {
  public:
-  /// Acquires a node ID for layout from store (throws LeaseError). Renewal starts with
-  /// start(). clock must outlive the keeper.
+  /// Acquires a node ID for layout from store (throws LeaseError; ClockBackwardsError when
+  /// every free node's mark is further ahead than options.max_mark_ahead_ms). Renewal
+  /// starts with start(). clock must outlive the keeper.
   LeaseKeeper(std::unique_ptr<LeaseStore> store, const Layout& layout, Clock& clock,
               const KeeperOptions& options = {});
   /// Releases the lease (errors are swallowed; call release() to see them).
@@ -67,15 +91,22 @@ class LeaseKeeper {
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
 
-  /// Reserves the first mark window (a renewal) and starts the renewal thread. Throws
-  /// LeaseError if that first renewal fails.
+  /// Reserves the first mark window (a renewal) and starts the renewal thread (unless
+  /// options.renew_in_background is false). Throws LeaseError if that renewal fails.
   void start();
+  /// One renewal, as the background thread makes it: on success the mark and the fence
+  /// move on; when the store says the lease is gone, the generator is fenced for good.
+  /// Returns whether it succeeded (status().last_error says why not). Thread-safe.
+  bool renew();
   /// Puts generator under the keeper's fence from now on (see the top of this file). The
   /// generator must outlive the keeper's release().
   void attach(SnowflakeGenerator* generator);
-  /// Stops renewing, fences the generator, stores its last issued time as the mark and
-  /// frees the node ID. Idempotent. Throws LeaseError if the store cannot be told.
+  /// Stops renewing, fences the generator, stores its last claimed time as the mark (the
+  /// reservation if none is attached) and frees the node ID. Idempotent. Throws LeaseError
+  /// if the store cannot be told.
   void release();
+  /// Node IDs passed over at acquisition because their marks were too far ahead.
+  const std::vector<SkippedNode>& skipped() const noexcept { return skipped_; }
 
   /// The lease as acquired (node ID, earlier holders' mark).
   const Lease& acquired() const noexcept { return acquired_; }
@@ -97,23 +128,31 @@ class LeaseKeeper {
   void run();
   // One renewal: reserve a new window and move the fence. Throws LeaseError.
   void renew_once();
-  // Applies status_.fence_unix_ms to the generator; mu_ held.
+  // Applies status_.fence_unix_ms to the generator; the mutex held.
   void apply_fence_locked();
-  std::int64_t now_ms() const noexcept { return clock_->now_ns() / 1'000'000; }
+  // Takes a node ID, passing over those whose marks are too far ahead.
+  Lease acquire_skipping(std::int64_t max_ahead_ms);
+  bool in_forked_child() const noexcept;
+  std::int64_t now_ms() const noexcept;
 
   std::unique_ptr<LeaseStore> store_;
   Layout layout_;
   Clock* clock_;
   std::int64_t ttl_ms_, margin_ms_, reserve_ms_, retry_ms_, borrow_ms_;
+  bool background_;
+  std::uint64_t fork_epoch_;
   Lease acquired_;
+  std::vector<SkippedNode> skipped_;
   SnowflakeGenerator* generator_ = nullptr;
 
-  mutable std::mutex mu_;  // guards status_, stop_, released_ and store_ calls
-  std::condition_variable wake_;
+  // The mutex (guarding status_, stop_ and generator_), the condition variable and the
+  // renewal thread. Never destroyed in a forked child: there the thread is the parent's, the
+  // mutex may have been copied locked and the condition variable with the parent's waiter
+  // (destroying it would wait for that waiter forever).
+  struct Sync;
+  std::unique_ptr<Sync> sync_;
   KeeperStatus status_;
   bool stop_ = false;
-  bool released_ = false;
-  std::thread thread_;
 };
 
 }  // namespace idforge::coord

@@ -1,0 +1,92 @@
+#include "redis_link.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+
+#include "idforge/coord/lease.hpp"
+
+namespace idforge::coord::detail {
+namespace {
+
+struct ReplyDeleter {
+  void operator()(redisReply* r) const noexcept { freeReplyObject(r); }
+};
+
+RedisReply copy(const redisReply* r) {
+  RedisReply out;
+  switch (r->type) {
+    case REDIS_REPLY_INTEGER:
+      out.type = RedisReply::Type::integer;
+      out.integer = r->integer;
+      break;
+    case REDIS_REPLY_STRING:
+      out.type = RedisReply::Type::string;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = RedisReply::Type::status;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ERROR:
+      out.type = RedisReply::Type::error;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = RedisReply::Type::array;
+      for (std::size_t i = 0; i < r->elements; ++i) out.elements.push_back(copy(r->element[i]));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+RedisLink::RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url)
+    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), store_url_(std::move(store_url)) {}
+
+RedisLink::~RedisLink() {
+  if (ctx_) redisFree(static_cast<redisContext*>(ctx_));
+}
+
+RedisReply RedisLink::command(const std::vector<std::string>& args) {
+  const timeval timeout{static_cast<time_t>(timeout_ms_ / 1000),
+                        static_cast<suseconds_t>((timeout_ms_ % 1000) * 1000)};
+  const std::string where = endpoint_.host + ":" + std::to_string(endpoint_.port);
+  auto* ctx = static_cast<redisContext*>(ctx_);
+  if (!ctx) {
+    ctx = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, timeout);
+    if (!ctx || ctx->err) {
+      const std::string why = ctx ? ctx->errstr : "out of memory";
+      if (ctx) redisFree(ctx);
+      throw LeaseError(LeaseFailure::unreachable, store_url_,
+                       "cannot connect to Redis at " + where + ": " + why + " (timeout " +
+                           std::to_string(timeout_ms_) + " ms)");
+    }
+    redisSetTimeout(ctx, timeout);
+    ctx_ = ctx;
+  }
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lens;
+  for (const auto& a : args) argv.push_back(a.data()), lens.push_back(a.size());
+  std::unique_ptr<redisReply, ReplyDeleter> r(static_cast<redisReply*>(
+      redisCommandArgv(ctx, static_cast<int>(args.size()), argv.data(), lens.data())));
+  if (!r) {
+    const std::string why = ctx->errstr;
+    redisFree(ctx);  // a timed-out connection may deliver a stale reply later: never reuse it
+    ctx_ = nullptr;
+    throw LeaseError(LeaseFailure::unreachable, store_url_,
+                     "Redis at " + where + " did not answer " + args.front() + ": " +
+                         (why.empty() ? "connection closed" : why) + " (timeout " +
+                         std::to_string(timeout_ms_) + " ms)");
+  }
+  if (r->type == REDIS_REPLY_ERROR)
+    throw LeaseError(
+        LeaseFailure::rejected, store_url_,
+        "Redis at " + where + " answered " + args.front() + " with " + std::string(r->str, r->len));
+  return copy(r.get());
+}
+
+}  // namespace idforge::coord::detail

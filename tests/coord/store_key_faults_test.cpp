@@ -1,0 +1,154 @@
+// A holder's key edited by hand in Redis or etcd: deleted, or overwritten with something
+// else. The holder's next renewal reports the lease lost and the generator stops for good;
+// a newcomer that takes the node meanwhile starts above the holder's reserved mark, so the
+// two never share an ID. And a node ID fixed by configuration cannot be taken twice.
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "idforge/coord/lease.hpp"
+#include "idforge/coord/leased_generator.hpp"
+#include "idforge/snowflake.hpp"
+#include "test_support.hpp"
+
+namespace idforge::coord {
+namespace {
+
+const Layout kTwitter = presets::twitter();
+constexpr std::int64_t kT = 1'800'000'000'000;
+constexpr std::int64_t kMs = 1'000'000;
+
+struct Edits {
+  std::string url;  // with a prefix of the test's own, one node ID, ttl 60 s
+  std::string node_key;
+  std::function<void()> remove, overwrite;
+};
+
+void redis_command(const std::string& base, const std::vector<std::string>& args) {
+  const auto colon = base.rfind(':');
+  redisContext* c =
+      redisConnect(base.substr(8, colon - 8).c_str(), std::stoi(base.substr(colon + 1)));
+  ASSERT_TRUE(c && !c->err);
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  freeReplyObject(redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), nullptr));
+  redisFree(c);
+}
+
+void etcdctl(const std::string& base, const std::string& args) {
+  const std::string endpoints =
+      base.substr(7, base.find('?') == std::string::npos ? std::string::npos : base.find('?') - 7);
+  ASSERT_EQ(
+      std::system(
+          ("ETCDCTL_API=3 etcdctl --endpoints=" + endpoints + " " + args + " >/dev/null").c_str()),
+      0);
+}
+
+Edits redis_edits(const std::string& base) {
+  const std::string prefix = test::unique_name() + ":";
+  const std::string key = prefix + "node:0";
+  return {test::with_params(base, "prefix=" + prefix + "&nodes=1&ttl=60000"), key,
+          [=] {
+            redis_command(base, {"DEL", key});
+          },
+          [=] {
+            redis_command(base, {"SET", key, "edited"});
+          }};
+}
+
+Edits etcd_edits(const std::string& base) {
+  const std::string prefix = "/" + test::unique_name() + "/";
+  const std::string key = prefix + "node/0";
+  return {test::with_params(base, "prefix=" + prefix + "&nodes=1&ttl=60000"), key,
+          [=] { etcdctl(base, "del '" + key + "'"); },
+          [=] { etcdctl(base, "put '" + key + "' edited"); }};
+}
+
+LeasedOptions by_hand() {
+  LeasedOptions o;
+  o.keeper.renew_in_background = false;  // the test decides when renewals happen
+  return o;
+}
+
+void deleted_key_is_lost_and_a_newcomer_starts_above(const Edits& e) {
+  ManualClock clock(kT * kMs);
+  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  std::uint64_t last_a = 0;
+  for (int i = 0; i < 100; ++i) last_a = a.next().value();
+  e.remove();
+  LeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  EXPECT_EQ(b.node(), a.node());
+  EXPECT_GT(b.start_wait_ms(), 0) << "the newcomer did not wait out the holder's reserved mark";
+  ASSERT_TRUE(b.keeper().renew()) << b.keeper().status().last_error;  // the wait took a TTL
+  EXPECT_GT(b.next().value(), last_a);
+  EXPECT_FALSE(a.keeper().renew());
+  EXPECT_TRUE(a.keeper().status().lost) << a.keeper().status().last_error;
+  EXPECT_THROW(a.next(), LeaseError);
+}
+
+void overwritten_key_is_lost(const Edits& e) {
+  ManualClock clock(kT * kMs);
+  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  a.next();
+  e.overwrite();
+  EXPECT_FALSE(a.keeper().renew())
+      << "renewed although " << e.node_key << " no longer holds this holder's value";
+  EXPECT_TRUE(a.keeper().status().lost);
+  try {
+    a.next();
+    FAIL() << "issued after the lease was lost";
+  } catch (const LeaseError& err) {
+    EXPECT_EQ(err.reason(), LeaseFailure::lost) << err.what();
+  }
+}
+
+void fixed_node_twice_is_refused(const std::string& url) {
+  auto a = open_lease_store(url);
+  Lease la = a->acquire_node(kTwitter, 7);
+  try {
+    open_lease_store(url)->acquire_node(kTwitter, 7);
+    FAIL() << "took node 7 twice";
+  } catch (const LeaseError& err) {
+    EXPECT_EQ(err.reason(), LeaseFailure::held) << err.what();
+    EXPECT_NE(std::string(err.what()).find(la.holder), std::string::npos) << err.what();
+  }
+  a->release(la, 0);
+  auto b = open_lease_store(url);
+  Lease lb = b->acquire_node(kTwitter, 7);  // free again
+  b->release(lb, 0);
+}
+
+TEST(StoreKeyFaults, RedisKeyDeletedByHandIsLostAndANewcomerStartsAbove) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  deleted_key_is_lost_and_a_newcomer_starts_above(redis_edits(base));
+}
+
+TEST(StoreKeyFaults, RedisKeyOverwrittenByHandIsLost) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  overwritten_key_is_lost(redis_edits(base));
+}
+
+TEST(StoreKeyFaults, EtcdKeyDeletedByHandIsLostAndANewcomerStartsAbove) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  deleted_key_is_lost_and_a_newcomer_starts_above(etcd_edits(base));
+}
+
+TEST(StoreKeyFaults, EtcdKeyOverwrittenByHandIsLost) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  overwritten_key_is_lost(etcd_edits(base));
+}
+
+TEST(StoreKeyFaults, RedisFixedNodeTwiceIsRefused) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  fixed_node_twice_is_refused(test::with_params(base, "prefix=" + test::unique_name() + ":"));
+}
+
+TEST(StoreKeyFaults, EtcdFixedNodeTwiceIsRefused) {
+  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  fixed_node_twice_is_refused(test::with_params(base, "prefix=/" + test::unique_name() + "/"));
+}
+
+}  // namespace
+}  // namespace idforge::coord
