@@ -10,7 +10,7 @@
 #include "idforge/int_codec.hpp"
 #include "idforge/snowflake_generator.hpp"
 #ifdef IDFORGE_HAVE_COORD
-#include "idforge/coord/leased_generator.hpp"
+#include "lease_start.hpp"
 #endif
 
 namespace idforge::cli {
@@ -43,7 +43,8 @@ std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
     return layout.node_of(a.datacenter.value_or(0), a.worker.value_or(0));
   }
   throw CommandFailure{"no node ID: pass --node N, or --datacenter D --worker W (0.." +
-                       std::to_string(layout.node_count() - 1) + " for layout '" + layout.name() + "')"};
+                       std::to_string(layout.node_count() - 1) + " for layout '" + layout.name() +
+                       "')"};
 }
 
 void run_snowflake(const SnowflakeArgs& a) {
@@ -52,16 +53,18 @@ void run_snowflake(const SnowflakeArgs& a) {
   const IntEncoding enc = json ? IntEncoding::decimal : parse_int_encoding(a.format);
   std::unique_ptr<SnowflakeGenerator> fixed;
 #ifdef IDFORGE_HAVE_COORD
+  // A fixed node ID takes the same lease a leased one would (by default a file lock under
+  // .data/leases), so the same node ID configured twice is refused instead of issuing twice.
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
-  if (a.node == "auto") {
-    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(a.lease_store), layout);
-  } else
+  const std::optional<std::uint64_t> fixed_node =
+      a.node == "auto" ? std::nullopt : std::optional<std::uint64_t>(node_from(a, layout));
+  leased =
+      start_leased(a.lease_store, layout, SystemClock::instance(), {"idforge", fixed_node, {}});
 #else
-  if (a.node == "auto") throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
+  if (a.node == "auto")
+    throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
+  fixed = std::make_unique<SnowflakeGenerator>(layout, node_from(a, layout));
 #endif
-  {
-    fixed = std::make_unique<SnowflakeGenerator>(layout, node_from(a, layout));
-  }
   auto batch = [&](std::span<Snowflake> out) {
 #ifdef IDFORGE_HAVE_COORD
     if (leased) return leased->next_batch(out);
@@ -99,15 +102,20 @@ CLI::App* add_gen_command(CLI::App& app) {
 void add_gen_snowflake(CLI::App& gen) {
   auto args = std::make_shared<SnowflakeArgs>();
   CLI::App* cmd = gen.add_subcommand("snowflake", "64-bit time-ordered IDs for one node");
-  cmd->add_option("-n,--count", args->count, "How many IDs")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
-  cmd->add_option("--layout", args->layout, "Preset (twitter, discord, sonyflake, instagram, baidu) or spec")
+  cmd->add_option("-n,--count", args->count, "How many IDs")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  cmd->add_option("--layout", args->layout,
+                  "Preset (twitter, discord, sonyflake, instagram, baidu) or spec")
       ->capture_default_str();
   auto* node = cmd->add_option("--node", args->node,
                                "Node ID (datacenter and worker together), or 'auto' to lease one");
-  cmd->add_option("--lease-store", args->lease_store,
-                  "With --node auto: file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
+  cmd->add_option(
+         "--lease-store", args->lease_store,
+         "Where the node ID is leased (--node auto) or registered (a fixed node): file:DIR, "
+         "redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
       ->capture_default_str();
-  auto* dc = cmd->add_option("--datacenter", args->datacenter, "Datacenter, for layouts that split the node");
+  auto* dc = cmd->add_option("--datacenter", args->datacenter,
+                             "Datacenter, for layouts that split the node");
   auto* worker = cmd->add_option("--worker", args->worker, "Worker inside the datacenter");
   node->excludes(dc)->excludes(worker);
   cmd->add_option("--format", args->format, "dec, hex, base32, base62 or json")

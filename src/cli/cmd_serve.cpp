@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
+#include <stop_token>
 #include <thread>
 
 #include "cli_support.hpp"
@@ -25,10 +27,37 @@
 
 #include "idforge/coord/lease.hpp"
 #include "idforge/server/lease_binding.hpp"
+#include "lease_start.hpp"
 #endif
 
 namespace idforge::cli {
 namespace {
+
+// Takes SIGINT/SIGTERM (blocked in every thread) on a thread of its own and calls on_signal
+// once; finish() (or the destructor) ends the thread.
+class SignalWaiter {
+ public:
+  SignalWaiter(const sigset_t& signals, std::function<void(int)> on_signal)
+      : thread_([this, signals, on_signal = std::move(on_signal)] {
+          const timespec slice{0, 100'000'000};
+          while (!done_.load()) {
+            const int sig = sigtimedwait(&signals, nullptr, &slice);
+            if (sig > 0) {
+              on_signal(sig);
+              return;
+            }
+          }
+        }) {}
+  ~SignalWaiter() { finish(); }
+  void finish() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 struct ServeArgs {
   std::string config_file;
@@ -47,8 +76,9 @@ void run_serve(const ServeArgs& a) {
   // the same machine).
   SystemClock clock(WaitMode::sleep);
 
-  // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which asks the
-  // server to stop: in-flight requests finish, then run() returns.
+  // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, started before the
+  // node ID is taken: a signal during a start-up wait ends it at once (nothing issued), and
+  // later asks the server to stop: in-flight requests finish, then run() returns.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -56,92 +86,97 @@ void run_serve(const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   server::Server srv(config);
+  std::stop_source stop;
+  std::atomic<int> got_signal{0};
+  SignalWaiter waiter(stop_signals, [&](int sig) {
+    got_signal = sig;
+    stop.request_stop();
+    srv.stop();
+  });
+  const auto signal_name = [&] { return got_signal == SIGINT ? "SIGINT" : "SIGTERM"; };
   std::unique_ptr<SnowflakeGenerator> fixed;
   std::string node_text;
 #ifdef IDFORGE_SERVER_HAVE_LEASE
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
   std::unique_ptr<server::LeaseBinding> binding;
-  if (!config.node) {
-    // The embedded default: a file lock per node ID under the data folder, so instances on
-    // one host never share a node ID and a restart starts above the last issued time.
-    // ttl=10000 rather than the file store's 3000: each renewal fdatasync()s the mark, and on
-    // a busy disk that stalled for over 3 s under load, fencing the generator (measured: 19%
-    // of requests answered 503 at 16 clients). The price: a restart after kill -9 may wait up
-    // to 10 s for the clock to pass the reserved mark; a clean stop stores the exact time.
-    std::string url = config.lease_store;
-    if (url.empty()) {
-      const auto dir = std::filesystem::path(config.data) / "leases";
-      std::filesystem::create_directories(dir);
-      url = "file:" + dir.string() + "?ttl=10000";
-    }
-    SnowflakePolicy policy;
-    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url, clock), layout, clock, policy);
-    binding = std::make_unique<server::LeaseBinding>(srv, *leased);
-    node_text = fmt::format("node {} leased from {}", leased->node(), url);
+  // The embedded default: a file lock per node ID under the data folder, so instances on
+  // one host never share a node ID (a fixed --node takes the same lock, and is refused while
+  // another live process holds it) and a restart starts above the last issued time.
+  // ttl=10000 rather than the file store's 3000: each renewal fdatasync()s the mark, and on
+  // a busy disk that stalled for over 3 s under load, fencing the generator (measured: 19%
+  // of requests answered 503 at 16 clients). The price: a restart after kill -9 may wait up
+  // to 10 s for the clock to pass the reserved mark (it says so); a clean stop stores the
+  // exact time.
+  std::string url = config.lease_store;
+  if (url.empty()) {
+    const auto dir = std::filesystem::path(config.data) / "leases";
+    std::filesystem::create_directories(dir);
+    url = "file:" + dir.string() + "?ttl=10000";
   }
+  try {
+    leased = start_leased(url, layout, clock, {"idforge serve", config.node, stop.get_token()});
+  } catch (const coord::LeaseError& e) {
+    if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
+    fmt::print(stderr, "idforge serve: stopped by {} during start-up; nothing was issued\n",
+               signal_name());
+    return;
+  }
+  binding = std::make_unique<server::LeaseBinding>(srv, *leased);
+  node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);
 #else
   if (!config.lease_store.empty())
-    throw CommandFailure{"lease-store='" + config.lease_store + "': this build has no lease support (idforge::coord); use --node"};
+    throw CommandFailure{"lease-store='" + config.lease_store +
+                         "': this build has no lease support (idforge::coord); use --node"};
+  // A fixed node ID without leases: the operator guarantees no other process uses it.
+  fixed = std::make_unique<SnowflakeGenerator>(layout, layout.check_node(config.node.value_or(0)),
+                                               clock);
+  server::add_snowflake_kind(srv, *fixed);
+  node_text = fmt::format("fixed node {} (not registered anywhere)", fixed->node());
 #endif
-  if (node_text.empty()) {
-    // A fixed node ID: the operator guarantees no other process uses it.
-    fixed = std::make_unique<SnowflakeGenerator>(layout, layout.check_node(config.node.value_or(0)), clock);
-    server::add_snowflake_kind(srv, *fixed);
-    node_text = fmt::format("fixed node {}", fixed->node());
-  }
   server::add_text_kinds(srv);
 #ifdef IDFORGE_SERVER_HAVE_SIM
   server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
 #endif
 #ifdef IDFORGE_SERVER_HAVE_SEQUENCES
   std::shared_ptr<void> sequences;
-  if (!config.sequence_store.empty()) sequences = server::add_sequence_routes(srv, config.sequence_store);
+  if (!config.sequence_store.empty())
+    sequences = server::add_sequence_routes(srv, config.sequence_store);
 #else
   if (!config.sequence_store.empty())
-    throw CommandFailure{"sequence-store='" + config.sequence_store + "': this build has no sequences (idforge::ticket)"};
+    throw CommandFailure{"sequence-store='" + config.sequence_store +
+                         "': this build has no sequences (idforge::ticket)"};
 #endif
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 
-  std::atomic<bool> done{false};
-  std::atomic<int> got_signal{0};
-  std::thread waiter([&] {
-    const timespec slice{0, 200'000'000};
-    while (!done.load()) {
-      const int sig = sigtimedwait(&stop_signals, nullptr, &slice);
-      if (sig > 0) {
-        got_signal = sig;
-        srv.stop();
-        return;
-      }
-    }
-  });
-
   fmt::print("idforge serve: listening on {}\n", srv.url());
   std::fflush(stdout);
-  fmt::print(stderr, "idforge serve: layout {}, {}, {}; stop with Ctrl-C\n", layout.name(), node_text,
-             srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root());
+  fmt::print(
+      stderr, "idforge serve: layout {}, {}, {}; stop with Ctrl-C\n", layout.name(), node_text,
+      srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root());
   srv.run();
-  done = true;
-  waiter.join();
+  waiter.finish();
 #ifdef IDFORGE_SERVER_HAVE_LEASE
   // Requests are finished: hand the node ID back with the exact last issued time.
   binding.reset();
   if (leased) leased->release();
 #endif
-  if (got_signal) fmt::print(stderr, "idforge serve: stopped by {}\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+  if (got_signal) fmt::print(stderr, "idforge serve: stopped by {}\n", signal_name());
 }
 
 }  // namespace
 
 void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* cmd = app.add_subcommand("serve", "HTTP service: IDs as JSON (with id_str), inspect, health, metrics");
-  cmd->add_option("--config", args->config_file, "Settings file: key=value lines, or JSON if it ends in .json");
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "HTTP service: IDs as JSON (with id_str), inspect, health, metrics");
+  cmd->add_option("--config", args->config_file,
+                  "Settings file: key=value lines, or JSON if it ends in .json");
   for (const auto& s : server::settings()) {
     const std::string key = s.key;
     cmd->add_option_function<std::string>(
-        "--" + key, [args, key](const std::string& v) { args->flags[key] = v; }, s.help + " [" + s.env + "]");
+        "--" + key, [args, key](const std::string& v) { args->flags[key] = v; },
+        s.help + " [" + s.env + "]");
   }
   cmd->callback([args] { run_serve(*args); });
 }

@@ -3,6 +3,9 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 
 #include "run_command.hpp"
@@ -20,9 +23,11 @@ TEST(LeaseCli, GenWithNodeAutoLeasesAndIssuesAboveTheLastRun) {
   NEED_CLI();
   ScratchDir dir;
   const std::string store = "file:" + dir.path();
-  const auto first = run_idforge({"gen", "snowflake", "--node", "auto", "--lease-store", store, "-n", "1000"});
+  const auto first =
+      run_idforge({"gen", "snowflake", "--node", "auto", "--lease-store", store, "-n", "1000"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const auto second = run_idforge({"gen", "snowflake", "--node", "auto", "--lease-store", store, "-n", "3"});
+  const auto second =
+      run_idforge({"gen", "snowflake", "--node", "auto", "--lease-store", store, "-n", "3"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_GT(std::stoull(second.lines().at(0)), std::stoull(first.lines().back()));
 }
@@ -41,7 +46,8 @@ TEST(LeaseCli, AcquireHoldsUntilSigtermAndListShowsTheHolder) {
   NEED_CLI();
   ScratchDir dir;
   const std::string store = "file:" + dir.path();
-  Child holder({IDFORGE_BINARY, "lease", "acquire", "--store", store, "--layout", "discord", "--format", "json"});
+  Child holder({IDFORGE_BINARY, "lease", "acquire", "--store", store, "--layout", "discord",
+                "--format", "json"});
   const auto line = holder.read_line(10s);
   ASSERT_TRUE(line);
   EXPECT_NE(line->find(R"("node":0)"), std::string::npos) << *line;
@@ -62,6 +68,127 @@ TEST(LeaseCli, AcquireWithHoldReleasesByItself) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("node 103 (datacenter 3, worker 7)"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("released node 103"), std::string::npos) << r.err;
+}
+
+TEST(LeaseCli, ListOfADirectoryThatDoesNotExistFails) {
+  NEED_CLI();
+  const auto r = run_idforge({"lease", "list", "--store", "file:/nonexistent/idforge-leases"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/idforge-leases"), std::string::npos) << r.err;
+}
+
+// The same node ID configured twice on one host: the second refuses, naming the holder.
+TEST(LeaseCli, TheSameFixedNodeTwiceIsRefused) {
+  NEED_CLI();
+  ScratchDir dir;
+  Child holder({IDFORGE_BINARY, "lease", "acquire", "--store", "static:5?state=" + dir.path()});
+  ASSERT_TRUE(holder.read_line(10s));
+  const auto r =
+      run_idforge({"gen", "snowflake", "--node", "5", "--lease-store", "file:" + dir.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("node 5 is locked"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(std::to_string(holder.pid())), std::string::npos) << r.err;
+  holder.signal(SIGTERM);
+  EXPECT_EQ(holder.wait(10s), 0);
+  EXPECT_EQ(run_idforge({"gen", "snowflake", "--node", "5", "--lease-store", "file:" + dir.path()})
+                .exit_code,
+            0);
+}
+
+std::string write_mark(const std::string& dir, int node, std::int64_t ms_from_now) {
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/node-" + std::to_string(node) + ".mark";
+  std::ofstream(path) << now + ms_from_now << "\n";
+  return path;
+}
+
+TEST(LeaseCli, AFarFutureMarkOnNodeZeroMovesALeasedNodeOnAndSaysWhy) {
+  NEED_CLI();
+  ScratchDir dir;
+  write_mark(dir.path(), 0, 86'400'000);
+  const auto r =
+      run_idforge({"gen", "snowflake", "--node", "auto", "--lease-store", "file:" + dir.path(),
+                   "--layout", "twitter", "-n", "3", "--format", "dec"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("node 0 passed over: its high-water mark"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("took node 1"), std::string::npos) << r.err;
+  ASSERT_EQ(r.lines().size(), 3u);
+  EXPECT_EQ((std::stoull(r.lines()[0]) >> 12) & 1023, 1u);  // node 1
+  const auto fixed =
+      run_idforge({"gen", "snowflake", "--node", "0", "--lease-store", "file:" + dir.path()});
+  EXPECT_EQ(fixed.exit_code, 1);
+  EXPECT_NE(fixed.err.find("behind the high-water mark"), std::string::npos) << fixed.err;
+}
+
+// Runs the binary with stderr joined to stdout, to read both as they come.
+std::unique_ptr<Child> spawn_joined(const std::vector<std::string>& args) {
+  std::string line = "exec '" + std::string(IDFORGE_BINARY) + "'";
+  for (const auto& a : args) line += " '" + a + "'";
+  return std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", line + " 2>&1"});
+}
+
+// After kill -9 (or with the clock behind the mark) start-up waits: it says what for and
+// how long, and SIGTERM ends it at once, before anything is issued.
+TEST(LeaseCli, GenSaysWhatStartUpWaitsForAndSigtermEndsItAtOnce) {
+  NEED_CLI();
+  ScratchDir dir;
+  write_mark(dir.path(), 0, 3000);  // the file store's start-up waits up to 4 s
+  auto gen = spawn_joined(
+      {"gen", "snowflake", "--node", "auto", "--lease-store", "file:" + dir.path() + "?nodes=1"});
+  const auto line = gen->read_line(1500ms);
+  ASSERT_TRUE(line) << "nothing said within 1.5 s of a 3 s wait";
+  EXPECT_NE(line->find("node 0: waiting"), std::string::npos) << *line;
+  EXPECT_NE(line->find("high-water mark"), std::string::npos) << *line;
+  const auto t0 = std::chrono::steady_clock::now();
+  gen->signal(SIGTERM);
+  EXPECT_EQ(gen->wait(1s), 128 + SIGTERM);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_EQ(gen->read_rest(1s), "") << "issued IDs";
+}
+
+TEST(LeaseCli, ServeSaysWhatStartUpWaitsForAndSigtermEndsItAtOnce) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  write_mark(dir.path() + "/leases", 0, 8000);  // serve's file store waits up to 11 s
+  write_mark(dir.path() + "/leases", 1, 8000);
+  auto serve = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
+                             "--lease-store", "file:" + dir.path() + "/leases?ttl=10000&nodes=1"});
+  const auto line = serve->read_line(2s);
+  ASSERT_TRUE(line) << "nothing said within 2 s of an 8 s wait";
+  EXPECT_NE(line->find("idforge serve: node 0: waiting"), std::string::npos) << *line;
+  const auto t0 = std::chrono::steady_clock::now();
+  serve->signal(SIGTERM);
+  const auto code = serve->wait(2s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s)
+      << "SIGTERM waited for the start-up wait to end";
+  EXPECT_EQ(code, 0);
+  const std::string rest = serve->read_rest(1s);
+  EXPECT_NE(rest.find("stopped by SIGTERM during start-up; nothing was issued"), std::string::npos)
+      << rest;
+  EXPECT_EQ(rest.find("listening"), std::string::npos) << rest;
+}
+
+TEST(LeaseCli, ServeWithTheSameFixedNodeTwiceOnOneDataFolderIsRefused) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  auto first = spawn_joined(
+      {"serve", "--port", "0", "--access-log", "off", "--data", dir.path(), "--node", "3"});
+  const auto line = first->read_line(10s);
+  ASSERT_TRUE(line && line->find("listening") != std::string::npos) << line.value_or("(nothing)");
+  auto second = spawn_joined(
+      {"serve", "--port", "0", "--access-log", "off", "--data", dir.path(), "--node", "3"});
+  const std::string said = second->read_rest(10s);  // a second server would keep running: bounded
+  EXPECT_EQ(second->wait(1s), 1) << said;
+  EXPECT_NE(said.find("node 3 is locked"), std::string::npos) << said;
+  EXPECT_EQ(said.find("listening"), std::string::npos) << said;
+  first->signal(SIGTERM);
+  EXPECT_EQ(first->wait(10s), 0);
 }
 
 }  // namespace

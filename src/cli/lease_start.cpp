@@ -1,0 +1,38 @@
+#include "lease_start.hpp"
+
+#ifdef IDFORGE_HAVE_COORD
+#include <fmt/core.h>
+
+#include <cstdio>
+
+#include "idforge/time_format.hpp"
+
+namespace idforge::cli {
+
+std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,
+                                                              const Layout& layout, Clock& clock,
+                                                              const LeasedStart& how) {
+  coord::LeasedOptions options;
+  options.keeper.node = how.node;
+  options.stop = how.stop;
+  options.on_start_wait = [&how](const coord::StartWait& w) {
+    fmt::print(stderr,
+               "{}: node {}: waiting {} ms for the clock to pass its high-water mark {} in {} (an "
+               "earlier holder "
+               "may have issued up to it); SIGINT or SIGTERM stops without issuing\n",
+               how.who, w.node, w.wait_ms, format_iso8601_ms(w.high_water_unix_ms), w.store);
+    std::fflush(stderr);
+  };
+  auto gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+      coord::open_lease_store(store_url, clock), layout, clock, SnowflakePolicy{}, options);
+  for (const coord::SkippedNode& s : gen->keeper().skipped())
+    fmt::print(stderr,
+               "{}: node {} passed over: its high-water mark {} is {} ms ahead of the clock, "
+               "longer than start-up "
+               "waits; took node {}\n",
+               how.who, s.node, format_iso8601_ms(s.high_water_unix_ms), s.ahead_ms, gen->node());
+  return gen;
+}
+
+}  // namespace idforge::cli
+#endif
