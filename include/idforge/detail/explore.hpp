@@ -23,6 +23,7 @@ enum class ExplorePoint {
   mark_renamed,   ///< a mark file's new content was renamed into place (text: "path\ncontent")
   dir_synced,     ///< the directory of a mark file was fsync()ed (text: the directory)
   lock_wait,      ///< waiting for a mutex another thread holds (ExplorableMutex)
+  unlocked,       ///< an ExplorableMutex was released (a note, not a place to park)
 };
 
 #ifdef IDFORGE_EXPLORE
@@ -40,7 +41,10 @@ class ExplorableMutex {
     while (!m_.try_lock()) explore_point(ExplorePoint::lock_wait, nullptr);
   }
   bool try_lock() { return m_.try_lock(); }
-  void unlock() { m_.unlock(); }
+  void unlock() {
+    m_.unlock();
+    explore_point(ExplorePoint::unlocked, nullptr);
+  }
 
  private:
   std::mutex m_;
