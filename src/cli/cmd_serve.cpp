@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,14 +19,14 @@
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
+#include "output.hpp"
 #ifdef IDFORGE_SERVER_HAVE_SIM
 #include "idforge/server/sim.hpp"
 #endif
 #include "idforge/snowflake_generator.hpp"
 #ifdef IDFORGE_SERVER_HAVE_LEASE
-#include <filesystem>
-
 #include "idforge/coord/lease.hpp"
+#include "idforge/coord/lease_url.hpp"
 #include "idforge/server/lease_binding.hpp"
 #include "lease_start.hpp"
 #endif
@@ -64,11 +65,41 @@ struct ServeArgs {
   std::map<std::string, std::string> flags;  // setting key -> value given on the command line
 };
 
+// A malformed lease store URL is named before anything starts. With a fixed node the store
+// is where that node is registered (refused while another live process holds it).
+void check_lease_store(const server::ServerConfig& config) {
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  if (!config.lease_store.empty()) (void)coord::parse_lease_url(config.lease_store);
+#else
+  (void)config;
+#endif
+}
+
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+// The lease folder under the data folder, created if missing; a failure names both.
+std::string lease_folder(const std::string& data) {
+  const auto dir = std::filesystem::path(data) / "leases";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw CommandFailure{"data='" + data + "': cannot create the lease folder '" + dir.string() +
+                         "': " + (ec ? ec.message() : std::string("not a folder"))};
+  return dir.string();
+}
+#endif
+
 void run_serve(const ServeArgs& a) {
   server::ServerConfig config;
-  if (!a.config_file.empty()) server::apply_config_file(config, a.config_file);
+  if (!a.config_file.empty()) {
+    // A folder opens like a file and reads as empty: it would start with no settings at all.
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.config_file, ec))
+      throw CommandFailure{"--config '" + a.config_file + "': is a folder, not a settings file"};
+    server::apply_config_file(config, a.config_file);
+  }
   server::apply_environment(config);
   for (const auto& [k, v] : a.flags) server::apply_setting(config, k, v);
+  check_lease_store(config);
 
   const Layout layout = layout_from_option(config.layout);
   // Waiting threads sleep rather than spin: under load other requests keep the sequence
@@ -108,17 +139,13 @@ void run_serve(const ServeArgs& a) {
   // to 10 s for the clock to pass the reserved mark (it says so); a clean stop stores the
   // exact time.
   std::string url = config.lease_store;
-  if (url.empty()) {
-    const auto dir = std::filesystem::path(config.data) / "leases";
-    std::filesystem::create_directories(dir);
-    url = "file:" + dir.string() + "?ttl=10000";
-  }
+  if (url.empty()) url = "file:" + lease_folder(config.data) + "?ttl=10000";
   try {
     leased = start_leased(url, layout, clock, {"idforge serve", config.node, stop.get_token()});
   } catch (const coord::LeaseError& e) {
     if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
-    fmt::print(stderr, "idforge serve: stopped by {} during start-up; nothing was issued\n",
-               signal_name());
+    note(fmt::format("idforge serve: stopped by {} during start-up; nothing was issued",
+                     signal_name()));
     return;
   }
   binding = std::make_unique<server::LeaseBinding>(srv, *leased);
@@ -149,11 +176,13 @@ void run_serve(const ServeArgs& a) {
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 
-  fmt::print("idforge serve: listening on {}\n", srv.url());
-  std::fflush(stdout);
-  fmt::print(
-      stderr, "idforge serve: layout {}, {}, {}; stop with Ctrl-C\n", layout.name(), node_text,
-      srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root());
+  // The URL line is the one a supervisor or script waits for: it must arrive, or serve fails.
+  print_out("idforge serve: listening on {}\n", srv.url());
+  flush_out();
+  note(fmt::format(
+      "idforge serve: layout {}, {}, {}; stop with Ctrl-C", layout.name(), node_text,
+      srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root()));
+
   srv.run();
   waiter.finish();
 #ifdef IDFORGE_SERVER_HAVE_LEASE
@@ -161,7 +190,7 @@ void run_serve(const ServeArgs& a) {
   binding.reset();
   if (leased) leased->release();
 #endif
-  if (got_signal) fmt::print(stderr, "idforge serve: stopped by {}\n", signal_name());
+  if (got_signal) note(fmt::format("idforge serve: stopped by {}", signal_name()));
 }
 
 }  // namespace

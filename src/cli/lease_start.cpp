@@ -3,9 +3,8 @@
 #ifdef IDFORGE_HAVE_COORD
 #include <fmt/core.h>
 
-#include <cstdio>
-
 #include "idforge/time_format.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 
@@ -16,21 +15,18 @@ std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string&
   options.keeper.node = how.node;
   options.stop = how.stop;
   options.on_start_wait = [&how](const coord::StartWait& w) {
-    fmt::print(stderr,
-               "{}: node {}: waiting {} ms for the clock to pass its high-water mark {} in {} (an "
-               "earlier holder "
-               "may have issued up to it); SIGINT or SIGTERM stops without issuing\n",
-               how.who, w.node, w.wait_ms, format_iso8601_ms(w.high_water_unix_ms), w.store);
-    std::fflush(stderr);
+    note(fmt::format(
+        "{}: node {}: waiting {} ms for the clock to pass its high-water mark {} in {} (an "
+        "earlier holder may have issued up to it); SIGINT or SIGTERM stops without issuing",
+        how.who, w.node, w.wait_ms, format_iso8601_ms(w.high_water_unix_ms), w.store));
   };
   auto gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
       coord::open_lease_store(store_url, clock), layout, clock, SnowflakePolicy{}, options);
   for (const coord::SkippedNode& s : gen->keeper().skipped())
-    fmt::print(stderr,
-               "{}: node {} passed over: its high-water mark {} is {} ms ahead of the clock, "
-               "longer than start-up "
-               "waits; took node {}\n",
-               how.who, s.node, format_iso8601_ms(s.high_water_unix_ms), s.ahead_ms, gen->node());
+    note(fmt::format(
+        "{}: node {} passed over: its high-water mark {} is {} ms ahead of the clock, "
+        "longer than start-up waits; took node {}",
+        how.who, s.node, format_iso8601_ms(s.high_water_unix_ms), s.ahead_ms, gen->node()));
   return gen;
 }
 
