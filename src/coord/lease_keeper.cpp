@@ -95,15 +95,14 @@ Lease LeaseKeeper::acquire_skipping(std::int64_t max_ahead_ms) {
       give_back();
       if (skipped_.empty() || e.reason() != LeaseFailure::space_full) throw;
       const SkippedNode& first = skipped_.front();
-      throw ClockBackwardsError("every free node ID in " + store_->url() +
-                                    " has a high-water mark further ahead of the clock than " +
-                                    "start-up waits (at most " + std::to_string(max_ahead_ms) +
-                                    " ms): node " + std::to_string(first.node) +
-                                    "'s high-water mark " +
-                                    format_iso8601_ms(first.high_water_unix_ms) + " is " +
-                                    std::to_string(first.ahead_ms) +
-                                    " ms ahead; nothing was issued and the node IDs were released",
-                                first.ahead_ms);
+      throw ClockBackwardsError(
+          "every free node ID in " + store_->url() +
+              " has a high-water mark further ahead of the clock than " +
+              "start-up waits (at most " + std::to_string(max_ahead_ms) + " ms): the clock is " +
+              std::to_string(first.ahead_ms) + " ms behind node " + std::to_string(first.node) +
+              "'s high-water mark " + format_iso8601_ms(first.high_water_unix_ms) +
+              "; nothing was issued and the node IDs were released",
+          first.ahead_ms);
     }
     // The wait start-up would need: until the clock passes the mark.
     const std::int64_t ahead =
