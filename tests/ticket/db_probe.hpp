@@ -1,0 +1,26 @@
+// Reads a ticket set's record straight from a server with the client libraries, not with
+// idforge's own code: the tests' ground truth for what the tool says about each server.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace idforge::test {
+
+/// The columns of a record that matter to a reader.
+struct ProbedRecord {
+  std::string state;  ///< active, fenced or retired
+  std::int64_t epoch = 0;
+  std::string token;
+  bool prepared = false;  ///< next_epoch is set
+};
+
+/// The record of set name on the server at url (postgres:// or mariadb://), nullopt when
+/// there is none; throws std::runtime_error when the server cannot be read.
+std::optional<ProbedRecord> probe_record(const std::string& url, const std::string& name);
+
+/// Runs one statement on the server at url (for tests that hold locks or make users).
+void run_sql(const std::string& url, const std::string& sql);
+
+}  // namespace idforge::test
