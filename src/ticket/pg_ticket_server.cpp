@@ -174,7 +174,8 @@ MemberRecord PgTicketServer::fence(std::string_view name, std::int64_t version,
       rec->highest = h;
     }
     db_.exec(
-        "UPDATE idforge_ticket_members SET state = 'fenced', token = $2, highest = $3,"
+        "UPDATE idforge_ticket_members SET state = 'fenced', token = $2, highest = NULLIF($3, "
+        "'')::bigint,"
         " next_epoch = NULL, next_first = NULL, next_members = NULL, next_dropped = NULL,"
         " next_gap = NULL, version = version + 1, changed_at = now() WHERE name = $1",
         {name, token, opt_num(rec->highest)});

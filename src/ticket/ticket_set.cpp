@@ -249,12 +249,12 @@ void Run::plan() {
       rep_.dropped.push_back(m);
       continue;
     }
-    bool listed = false;
+    const Listed* listed = nullptr;
     for (const auto& l : all_)
-      if (l.id.empty() && l.server->describe() == m.url) listed = true;
+      if (l.id.empty() && l.server->describe() == m.url) listed = &l;
     refuse(errc::store_unreachable,
            "member " + m.url + " [" + m.id + "] " +
-               (listed ? "does not answer" : "is not listed in --servers") +
+               (listed ? "does not answer (" + listed->error + ")" : "is not listed in --servers") +
                ", and without it the highest value handed out is unknown. List it and make it "
                "answer, or, if it is gone for good, drop it: --drop " +
                m.url +

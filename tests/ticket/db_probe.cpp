@@ -35,14 +35,14 @@ std::string pg_url(const std::string& url) {
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "connect_timeout=5";
 }
 
+bool is_pg(const std::string& url);
+std::string record_sql(const std::string& name);
+
 }  // namespace
 
 std::optional<ProbedRecord> probe_record(const std::string& url, const std::string& name) {
-  const std::string sql =
-      "SELECT state, epoch, token, next_epoch IS NOT NULL FROM idforge_ticket_members WHERE name "
-      "= '" +
-      name + "'";
-  if (url.rfind("postgres", 0) == 0) {
+  const std::string sql = record_sql(name);
+  if (is_pg(url)) {
     PGconn* c = PQconnectdb(pg_url(url).c_str());
     if (PQstatus(c) != CONNECTION_OK) {
       const std::string msg = PQerrorMessage(c);
@@ -86,6 +86,90 @@ std::optional<ProbedRecord> probe_record(const std::string& url, const std::stri
     throw std::runtime_error("probe " + url + ": " + msg);
   }
   mysql_close(m);
+  return out;
+}
+
+namespace {
+
+bool is_pg(const std::string& url) {
+  return url.rfind("postgres", 0) == 0;
+}
+
+std::string record_sql(const std::string& name) {
+  return "SELECT state, epoch, token, next_epoch IS NOT NULL FROM idforge_ticket_members WHERE "
+         "name = '" +
+         name + "'";
+}
+
+}  // namespace
+
+RecordProbe::RecordProbe(std::vector<std::string> urls) : urls_(std::move(urls)) {
+  for (const auto& u : urls_) {
+    if (is_pg(u)) {
+      PGconn* c = PQconnectdb(pg_url(u).c_str());
+      if (PQstatus(c) != CONNECTION_OK) {
+        const std::string msg = PQerrorMessage(c);
+        PQfinish(c);
+        throw std::runtime_error("probe " + u + ": " + msg);
+      }
+      conns_.push_back(c);
+    } else {
+      const MyUrl m = parse_my(u);
+      MYSQL* c = mysql_init(nullptr);
+      if (!mysql_real_connect(c, m.host.c_str(), m.user.c_str(), nullptr, nullptr, m.port, nullptr,
+                              0)) {
+        const std::string msg = mysql_error(c);
+        mysql_close(c);
+        throw std::runtime_error("probe " + u + ": " + msg);
+      }
+      conns_.push_back(c);
+    }
+  }
+}
+
+RecordProbe::~RecordProbe() {
+  for (std::size_t i = 0; i < conns_.size(); ++i) {
+    if (is_pg(urls_[i]))
+      PQfinish(static_cast<PGconn*>(conns_[i]));
+    else
+      mysql_close(static_cast<MYSQL*>(conns_[i]));
+  }
+}
+
+std::vector<std::optional<ProbedRecord>> RecordProbe::read(const std::string& name) {
+  std::vector<std::optional<ProbedRecord>> out;
+  for (std::size_t i = 0; i < conns_.size(); ++i) {
+    std::optional<ProbedRecord> rec;
+    if (is_pg(urls_[i])) {
+      PGresult* r = PQexec(static_cast<PGconn*>(conns_[i]), record_sql(name).c_str());
+      if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        const std::string msg = PQresultErrorMessage(r);
+        PQclear(r);
+        throw std::runtime_error("probe " + urls_[i] + ": " + msg);
+      }
+      if (PQntuples(r) == 1)
+        rec = ProbedRecord{PQgetvalue(r, 0, 0), std::stoll(PQgetvalue(r, 0, 1)),
+                           PQgetvalue(r, 0, 2), std::string(PQgetvalue(r, 0, 3)) == "t"};
+      PQclear(r);
+    } else {
+      MYSQL* c = static_cast<MYSQL*>(conns_[i]);
+      const std::string sql = "SELECT state, epoch, token, next_epoch IS NOT NULL FROM `" +
+                              parse_my(urls_[i]).db + "`.idforge_ticket_members WHERE name = '" +
+                              name + "'";
+      if (mysql_query(c, sql.c_str()) != 0) {
+        if (mysql_errno(c) == 1146 || mysql_errno(c) == 1049) {  // no table or database
+          out.push_back(std::nullopt);
+          continue;
+        }
+        throw std::runtime_error("probe " + urls_[i] + ": " + mysql_error(c));
+      }
+      MYSQL_RES* r = mysql_store_result(c);
+      if (MYSQL_ROW row = r ? mysql_fetch_row(r) : nullptr)
+        rec = ProbedRecord{row[0], std::stoll(row[1]), row[2], std::string(row[3]) == "1"};
+      if (r) mysql_free_result(r);
+    }
+    out.push_back(std::move(rec));
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace idforge::test {
 
@@ -19,6 +20,21 @@ struct ProbedRecord {
 /// The record of set name on the server at url (postgres:// or mariadb://), nullopt when
 /// there is none; throws std::runtime_error when the server cannot be read.
 std::optional<ProbedRecord> probe_record(const std::string& url, const std::string& name);
+
+/// probe_record() over connections kept open, for tests that ask again and again.
+class RecordProbe {
+ public:
+  explicit RecordProbe(std::vector<std::string> urls);
+  ~RecordProbe();
+  RecordProbe(const RecordProbe&) = delete;
+  RecordProbe& operator=(const RecordProbe&) = delete;
+  /// The record of set name on each server, in order.
+  std::vector<std::optional<ProbedRecord>> read(const std::string& name);
+
+ private:
+  std::vector<std::string> urls_;
+  std::vector<void*> conns_;  // PGconn* or MYSQL*, by the URL's scheme
+};
 
 /// Runs one statement on the server at url (for tests that hold locks or make users).
 void run_sql(const std::string& url, const std::string& sql);
