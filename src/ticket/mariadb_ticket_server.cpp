@@ -19,6 +19,7 @@
 #include <mysqld_error.h>
 
 #include <charconv>
+#include <chrono>
 #include <string>
 
 #include "idforge/error.hpp"
@@ -29,6 +30,12 @@
 
 namespace idforge::ticket::detail {
 namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // The storage engine's "auto-increment value out of range" (HA_ERR_AUTOINC_ERANGE).
 constexpr unsigned kAutoIncRange = 167;
@@ -149,12 +156,38 @@ void MariaDbTicketServer::connect() {
   mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
   mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &statement_s);
   mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &statement_s);
-  if (!mysql_real_connect(db_, parts_.host.c_str(), parts_.user.c_str(),
-                          parts_.password.empty() ? nullptr : parts_.password.c_str(), nullptr,
-                          parts_.port, nullptr, 0)) {
-    const std::string msg = one_line(mysql_error(db_));
-    disconnect();
-    throw Error(errc::store_unreachable, "MariaDB at " + describe() + " is unreachable: " + msg);
+  // Into the database at once: CREATE DATABASE IF NOT EXISTS would wait for anyone's
+  // LOCK TABLES in it (a resize's fence) even when the database exists.
+  const auto open = [&](const char* db) {
+    return mysql_real_connect(db_, parts_.host.c_str(), parts_.user.c_str(),
+                              parts_.password.empty() ? nullptr : parts_.password.c_str(), db,
+                              parts_.port, nullptr, 0) != nullptr;
+  };
+  bool missing_db = false;
+  const std::int64_t started = steady_ns();
+  if (!open(parts_.database.c_str())) {
+    missing_db = mysql_errno(db_) == ER_BAD_DB_ERROR;
+    if (missing_db) {
+      mysql_close(db_);
+      db_ = mysql_init(nullptr);
+      if (!db_)
+        throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
+      mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
+      mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &statement_s);
+      mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &statement_s);
+    }
+    if (!missing_db || !open(nullptr)) {
+      const std::string msg = one_line(mysql_error(db_));
+      disconnect();
+      const std::int64_t bound_ms = (timeouts_.connect_ms + 999) / 1000 * 1000;
+      const bool slow = steady_ns() - started >= bound_ms * 1'000'000 * 9 / 10;
+      throw Error(errc::store_unreachable,
+                  "MariaDB at " + describe() +
+                      (slow ? " did not answer within " + std::to_string(bound_ms) +
+                                  " ms while connecting (server down, frozen or overloaded): "
+                            : " is unreachable: ") +
+                      msg);
+    }
   }
   // Server-side bounds: lock waits (a fence waiting for REPLACEs, or for another resize) and
   // any one statement.
@@ -162,8 +195,10 @@ void MariaDbTicketServer::connect() {
         ", innodb_lock_wait_timeout = " + std::to_string(secs(timeouts_.lock_ms)) +
         ", max_statement_time = " +
         std::to_string(static_cast<double>(timeouts_.statement_ms) / 1000.0));
-  query("CREATE DATABASE IF NOT EXISTS `" + parts_.database + "`");
-  query("USE `" + parts_.database + "`");
+  if (missing_db) {
+    query("CREATE DATABASE IF NOT EXISTS `" + parts_.database + "`");
+    query("USE `" + parts_.database + "`");
+  }
   query(
       "CREATE TABLE IF NOT EXISTS idforge_ticket_members ("
       " name VARCHAR(64) NOT NULL PRIMARY KEY,"
@@ -182,7 +217,7 @@ void MariaDbTicketServer::fail(const std::string& doing) {
   const std::string msg = one_line(db_ ? mysql_error(db_) : "not connected");
   if (connection_lost(err)) {
     disconnect();
-    throw Error(errc::store_unreachable, "MariaDB at " + describe() + " is unreachable: " + msg);
+    throw Error(errc::store_unreachable, "MariaDB at " + describe() + timed_out(sent_at_ns_) + msg);
   }
   errc code = errc::invalid_argument;
   if (err == ER_NO_SUCH_TABLE) code = errc::not_found;
@@ -193,9 +228,20 @@ void MariaDbTicketServer::fail(const std::string& doing) {
   throw Error(code, "MariaDB at " + describe() + ": " + doing + ": " + msg);
 }
 
+std::string MariaDbTicketServer::timed_out(std::int64_t since_ns) const {
+  // The client library reports a read timeout as a lost connection ("system error: 110"):
+  // say which it was when the wait reached the bound (whole seconds on MariaDB).
+  const std::int64_t bound_ms = (timeouts_.statement_ms + 999) / 1000 * 1000;
+  if (since_ns == 0 || steady_ns() - since_ns < bound_ms * 1'000'000 * 9 / 10)
+    return " is unreachable: ";
+  return " did not answer within " + std::to_string(bound_ms) +
+         " ms (server down, frozen or overloaded); the connection was closed: ";
+}
+
 void MariaDbTicketServer::send(const std::string& sql) {
   if (hook_) hook_(sql);
   if (!db_) connect();
+  sent_at_ns_ = steady_ns();
   if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql.substr(0, 60));
 }
 

@@ -57,6 +57,9 @@ class MariaDbTicketServer final : public TicketServer {
   /// Runs sql and returns the first column of the first row (nullopt: no row or NULL).
   std::optional<std::string> scalar(const std::string& sql);
   [[noreturn]] void fail(const std::string& doing);
+  /// " did not answer within ...: " when the statement sent at since_ns waited out the
+  /// read timeout, else " is unreachable: ".
+  std::string timed_out(std::int64_t since_ns) const;
   /// Runs UNLOCK TABLES, swallowing errors (a lost connection drops its locks anyway).
   void unlock() noexcept;
 
@@ -65,6 +68,7 @@ class MariaDbTicketServer final : public TicketServer {
   DbTimeouts timeouts_;
   MYSQL* db_ = nullptr;
   StatementHook hook_;
+  std::int64_t sent_at_ns_ = 0;  // when the latest statement was sent (steady clock)
   std::string identity_;
   std::string session_set_;         // the set whose step/offset this session has applied
   std::int64_t session_epoch_ = 0;  // and the epoch of that configuration

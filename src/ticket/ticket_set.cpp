@@ -11,6 +11,7 @@
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/store_url.hpp"
 #include "member_record.hpp"
+#include "set_status.hpp"
 
 namespace idforge::ticket {
 namespace {
@@ -405,14 +406,18 @@ ResizeReport Run::go() {
     }
   if (fenced) {
     if (!opt_.resume) {
-      const SetStatus st = read_ticket_set(servers_, name_);
-      throw TicketSetError(errc::fenced,
-                           verb() + " of ticket set '" + name_ +
-                               "' refused, nothing changed: " + st.summary +
-                               ". If that run is no longer going, rerun with --resume (it "
-                               "finishes or takes over); `idforge ticket status` shows each "
-                               "server",
-                           st);
+      // Described as read: the other run may have moved on since.
+      std::vector<ServerStatus> seen;
+      for (const auto& l : all_) seen.push_back({l.server->describe(), l.id, l.rec, l.error});
+      SetStatus st = detail::summarize_ticket_set(name_, std::move(seen));
+      const std::string summary = st.summary;
+      throw TicketSetError(
+          errc::fenced,
+          verb() + " of ticket set '" + name_ +
+              "' refused, nothing changed: another run has servers fenced: " + summary +
+              ". If it is still going, wait for it; if it stopped, rerun with "
+              "--resume; `idforge ticket status` shows each server",
+          std::move(st));
     }
     finish_decided();
     // The earlier run reached exactly what is asked now: nothing more to do.

@@ -9,6 +9,7 @@
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/ticket_set.hpp"
 #include "member_record.hpp"
+#include "set_status.hpp"
 
 namespace idforge::ticket {
 namespace {
@@ -57,8 +58,7 @@ std::string describe_server(const ServerStatus& s, std::int64_t set_epoch) {
 SetStatus read_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers,
                           std::string_view name) {
   check_sequence_name(name);
-  SetStatus st;
-  st.name = std::string(name);
+  std::vector<ServerStatus> read;
   for (const auto& srv : servers) {
     ServerStatus s;
     s.url = srv->describe();
@@ -66,10 +66,20 @@ SetStatus read_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers
       s.identity = srv->identity();
       s.record = srv->read(name);
     } catch (const Error& e) {
+      s.identity.clear();
       s.error = e.what();
     }
-    st.servers.push_back(std::move(s));
+    read.push_back(std::move(s));
   }
+  return detail::summarize_ticket_set(std::string(name), std::move(read));
+}
+
+namespace detail {
+
+SetStatus summarize_ticket_set(std::string name, std::vector<ServerStatus> servers) {
+  SetStatus st;
+  st.name = std::move(name);
+  st.servers = std::move(servers);
   // The newest epoch any server records, and its members (any record of it names them).
   for (const auto& s : st.servers)
     if (s.record && s.record->config.epoch > st.epoch && !s.record->config.members.empty()) {
@@ -142,6 +152,8 @@ SetStatus read_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers
   st.summary = set + " (epoch " + std::to_string(st.epoch) + "): " + parts;
   return st;
 }
+
+}  // namespace detail
 
 std::string format_ticket_set(const SetStatus& st) {
   std::string out = st.summary + "\n";

@@ -173,6 +173,49 @@ std::vector<std::optional<ProbedRecord>> RecordProbe::read(const std::string& na
   return out;
 }
 
+Session::Session(const std::string& url) : url_(url) {
+  if (is_pg(url)) {
+    PGconn* c = PQconnectdb(pg_url(url).c_str());
+    if (PQstatus(c) != CONNECTION_OK) {
+      const std::string msg = PQerrorMessage(c);
+      PQfinish(c);
+      throw std::runtime_error("session " + url + ": " + msg);
+    }
+    conn_ = c;
+    return;
+  }
+  const MyUrl m = parse_my(url);
+  MYSQL* c = mysql_init(nullptr);
+  if (!mysql_real_connect(c, m.host.c_str(), m.user.c_str(), nullptr, m.db.c_str(), m.port, nullptr,
+                          0)) {
+    const std::string msg = mysql_error(c);
+    mysql_close(c);
+    throw std::runtime_error("session " + url + ": " + msg);
+  }
+  conn_ = c;
+}
+
+Session::~Session() {
+  if (is_pg(url_))
+    PQfinish(static_cast<PGconn*>(conn_));
+  else
+    mysql_close(static_cast<MYSQL*>(conn_));
+}
+
+void Session::run(const std::string& sql) {
+  if (is_pg(url_)) {
+    PGresult* r = PQexec(static_cast<PGconn*>(conn_), sql.c_str());
+    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    const std::string msg = PQresultErrorMessage(r);
+    PQclear(r);
+    if (!ok) throw std::runtime_error(sql + ": " + msg);
+    return;
+  }
+  MYSQL* c = static_cast<MYSQL*>(conn_);
+  if (mysql_query(c, sql.c_str()) != 0) throw std::runtime_error(sql + ": " + mysql_error(c));
+  if (MYSQL_RES* r = mysql_store_result(c)) mysql_free_result(r);
+}
+
 void run_sql(const std::string& url, const std::string& sql) {
   if (url.rfind("postgres", 0) == 0) {
     PGconn* c = PQconnectdb(pg_url(url).c_str());

@@ -36,6 +36,22 @@ class RecordProbe {
   std::vector<void*> conns_;  // PGconn* or MYSQL*, by the URL's scheme
 };
 
+/// A session of its own on a server, kept open: a test runs statements in it (holds a
+/// lock, keeps a transaction open) until it goes out of scope.
+class Session {
+ public:
+  explicit Session(const std::string& url);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  /// Runs sql; throws std::runtime_error with the server's message.
+  void run(const std::string& sql);
+
+ private:
+  std::string url_;
+  void* conn_ = nullptr;
+};
+
 /// Runs one statement on the server at url (for tests that hold locks or make users).
 void run_sql(const std::string& url, const std::string& sql);
 
