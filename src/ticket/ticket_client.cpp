@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +15,20 @@ namespace {
 
 // A fenced server is back as soon as its resize activates it: skip it only briefly.
 constexpr std::int64_t kFencedSkipNs = 10'000'000;
+// Failures in a row double the time a server is skipped, up to 2^5 times retry_after_ns.
+constexpr int kMaxBackoffShift = 5;
+
+// base << shift, saturating at the largest int64 (base >= 0).
+std::int64_t shifted(std::int64_t base, int shift) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return base > (kMax >> shift) ? kMax : base << shift;
+}
+
+// now + delta without overflow (delta >= 0).
+std::int64_t later(std::int64_t now, std::int64_t delta) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  return now > kMax - delta ? kMax : now + delta;
+}
 
 }  // namespace
 
@@ -99,6 +114,7 @@ std::int64_t TicketClient::round(bool* any_fenced) {
       try {
         const std::int64_t v = take(i);
         slot.down_until_ns.store(0, std::memory_order_release);
+        slot.failing = 0;
         ++slot.served;
         return v;
       } catch (const Error& e) {
@@ -106,10 +122,13 @@ std::int64_t TicketClient::round(bool* any_fenced) {
         slot.last_error = e.what();
         const bool fenced = e.code() == errc::fenced && !slot.stale;
         *any_fenced = *any_fenced || fenced;
+        // A server that keeps failing (down, frozen) is asked less and less often: each
+        // attempt may cost a timeout, which this client's callers wait for.
         const std::int64_t skip =
             fenced ? std::min<std::int64_t>(options_.retry_after_ns, kFencedSkipNs)
-                   : options_.retry_after_ns;
-        slot.down_until_ns.store(clock_.now_ns() + skip, std::memory_order_release);
+                   : shifted(options_.retry_after_ns, std::min(slot.failing, kMaxBackoffShift));
+        if (!fenced && slot.failing < kMaxBackoffShift) ++slot.failing;
+        slot.down_until_ns.store(later(clock_.now_ns(), skip), std::memory_order_release);
         if (first_failure)
           common = e.code();
         else if (common != e.code())

@@ -26,8 +26,10 @@ namespace idforge::ticket {
 
 /// How a client fails over. Both >= 0.
 struct TicketClientOptions {
-  /// How long a failed server is skipped (on the Clock). Default 1 s. A server fenced by a
-  /// resize is skipped for at most 10 ms: it comes back as soon as the resize activates it.
+  /// How long a failed server is skipped (on the Clock), doubled for each further failure
+  /// in a row up to 32 times (a frozen server costs a timeout per attempt). Default 1 s. A
+  /// server fenced by a resize is skipped for at most 10 ms: it comes back as soon as the
+  /// resize activates it.
   std::int64_t retry_after_ns = 1'000'000'000;
   /// When no server gives a value and one of them is fenced by a resize (the short moment
   /// between a resize's last fence and its first activation), next() waits this long for the
@@ -69,6 +71,7 @@ class TicketClient {
     std::int64_t failures = 0;
     std::int64_t epoch = 0;
     bool stale = false;  // its latest answer came from an older epoch
+    int failing = 0;     // failures in a row
     std::string last_error;
   };
 
