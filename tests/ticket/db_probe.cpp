@@ -216,6 +216,26 @@ void Session::run(const std::string& sql) {
   if (MYSQL_RES* r = mysql_store_result(c)) mysql_free_result(r);
 }
 
+std::string Session::scalar(const std::string& sql) {
+  if (is_pg(url_)) {
+    PGresult* r = PQexec(static_cast<PGconn*>(conn_), sql.c_str());
+    const bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    const std::string v = ok && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+    const std::string msg = PQresultErrorMessage(r);
+    PQclear(r);
+    if (!ok) throw std::runtime_error(sql + ": " + msg);
+    return v;
+  }
+  MYSQL* c = static_cast<MYSQL*>(conn_);
+  if (mysql_query(c, sql.c_str()) != 0) throw std::runtime_error(sql + ": " + mysql_error(c));
+  std::string v;
+  if (MYSQL_RES* r = mysql_store_result(c)) {
+    if (MYSQL_ROW row = mysql_fetch_row(r); row && row[0]) v = row[0];
+    mysql_free_result(r);
+  }
+  return v;
+}
+
 void run_sql(const std::string& url, const std::string& sql) {
   if (url.rfind("postgres", 0) == 0) {
     PGconn* c = PQconnectdb(pg_url(url).c_str());

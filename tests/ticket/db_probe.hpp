@@ -46,6 +46,8 @@ class Session {
   Session& operator=(const Session&) = delete;
   /// Runs sql; throws std::runtime_error with the server's message.
   void run(const std::string& sql);
+  /// Runs sql and returns the first column of the first row ("" when none).
+  std::string scalar(const std::string& sql);
 
  private:
   std::string url_;

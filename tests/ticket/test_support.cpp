@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -80,6 +82,37 @@ std::pair<int, std::string> finish(Child& c) {
   waitpid(c.pid, &status, 0);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return {code, out};
+}
+
+Finished finish_within(Child& c, double limit_s) {
+  Finished f;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  char buf[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          until - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      kill(c.pid, SIGKILL);
+      f.timed_out = true;
+      break;
+    }
+    pollfd p{c.out_fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) <= 0) continue;
+    const ssize_t n = read(c.out_fd, buf, sizeof buf);
+    if (n <= 0) break;
+    f.out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(c.out_fd);
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  f.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return f;
+}
+
+std::string seq_worker() {
+  const char* other = std::getenv("IDFORGE_SEQ_WORKER_UNDER_TEST");
+  return other && *other ? other : IDFORGE_SEQ_WORKER;
 }
 
 std::vector<std::string> CliRun::lines() const {

@@ -31,6 +31,15 @@ struct Child {
 Child spawn(const std::string& path, const std::vector<std::string>& args);
 /// Reads the child's stdout to the end and waits; returns {exit status, output}.
 std::pair<int, std::string> finish(Child& c);
+/// finish() with a limit: past limit_s the child is killed (SIGKILL); timed_out says so.
+struct Finished {
+  int code = -1;
+  std::string out;
+  bool timed_out = false;
+};
+Finished finish_within(Child& c, double limit_s);
+/// The seq_worker program (IDFORGE_SEQ_WORKER_UNDER_TEST names another build's).
+std::string seq_worker();
 
 /// What one run of the idforge command printed.
 struct CliRun {

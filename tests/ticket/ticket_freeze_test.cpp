@@ -4,6 +4,7 @@
 // error instead of hanging. Each server here is a private one, so freezing it disturbs no
 // other test; the commands run with a limit and count as hung past it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "db_probe.hpp"
 #include "idforge/error.hpp"
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
@@ -34,6 +36,14 @@ std::vector<std::int64_t> numbers(const test::CliRun& r) {
   return v;
 }
 
+// Counts the sessions of the idforge command on a private server (not the test's own).
+std::string sessions_sql(const std::string& url) {
+  if (url.rfind("postgres", 0) == 0)
+    return "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'idforge'";
+  return "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND "
+         "USER = 'root' AND COMMAND <> 'Daemon'";
+}
+
 template <class Instance>
 void frozen_ticket_server(Instance& frozen, const std::string& healthy) {
   const std::string name = test::unique_name("frozen");
@@ -43,9 +53,28 @@ void frozen_ticket_server(Instance& frozen, const std::string& healthy) {
   r = test::run_cli({"ticket", "next", "-n", "4", "--name", name, "--servers", both});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::int64_t> seen = numbers(r);
-  frozen.freeze();
 
-  // The command: every value from the server that answers, within the timeouts.
+  // Frozen in the middle of a run: the command holds an open connection to it.
+  {
+    constexpr int kCount = 5000;
+    const std::string dir = test::temp_dir();
+    auto child = test::start_cli(
+        {"ticket", "next", "-n", std::to_string(kCount), "--name", name, "--servers", both}, dir);
+    {
+      test::Session watch(frozen.url());
+      for (int i = 0; i < 20'000 && watch.scalar(sessions_sql(frozen.url())) == "0"; ++i) {
+      }
+    }
+    frozen.freeze();
+    r = test::wait_cli(child, kLimitS);
+    ASSERT_FALSE(r.timed_out) << "ticket next hung on a server frozen under it";
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto got = numbers(r);
+    EXPECT_EQ(got.size(), static_cast<std::size_t>(kCount));
+    seen.insert(seen.end(), got.begin(), got.end());
+  }
+
+  // A command started while it is frozen: every value from the server that answers.
   r = test::run_cli({"ticket", "next", "-n", "20", "--name", name, "--servers", both}, kLimitS);
   ASSERT_FALSE(r.timed_out) << "ticket next hung on the frozen server";
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -133,7 +162,18 @@ TEST(TicketFreeze, SegmentsOnAFrozenPostgresReportAnErrorInsteadOfHanging) {
   EXPECT_NE(r.err.find("did not answer within"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
 
-  // A client in a long-running process: the block in memory still serves, then an error.
+  // A client in a long-running process (seq_worker: a SegmentClient printing each value):
+  // the blocks it holds still serve, then it reports the error instead of hanging.
+  pg.thaw();
+  auto child = test::spawn(test::seq_worker(), {"stream", pg.url(), "orders", "10", "1000"});
+  char first[64];
+  ASSERT_GT(read(child.out_fd, first, sizeof first), 0);
+  pg.freeze();
+  const auto f = test::finish_within(child, kLimitS);
+  ASSERT_FALSE(f.timed_out) << "a segment client hung on the frozen store";
+  EXPECT_EQ(f.code, 1);
+
+  // The same in process: the error names the timeout, and the client resumes after.
   pg.thaw();
   auto store = open_segment_store(pg.url(), {.timeouts = {.connect_ms = 500, .statement_ms = 500}});
   SegmentClient c(*store, "orders", {.initial_step = 10, .prefetch_at = 1.0, .background = false});
