@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,9 @@
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
 #include "idforge/ticket/store_url.hpp"
-#include "int_option.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
+#include "printable.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -82,19 +86,25 @@ void run_next(const SeqArgs& a) {
   g_stop_signal = 0;
   const StopSignals signals;
   // Values count as handed out once their whole line is written; whatever was taken and not
-  // written is reported to the store's abandoned counter, whatever stops the loop.
+  // written is reported to the store's abandoned counter, whatever stops the loop. A store
+  // that fails part-way: the values taken before it are written, then its error.
   std::int64_t taken = 0, written = 0;
   int write_errno = 0;
+  std::exception_ptr failure;
   std::string buf;
   std::vector<std::size_t> ends;  // where each line ends in buf
-  while (written < a.count && g_stop_signal == 0 && write_errno == 0) {
+  while (written < a.count && g_stop_signal == 0 && write_errno == 0 && !failure) {
     buf.clear();
     ends.clear();
-    while (taken < a.count && buf.size() < (1 << 16)) {
-      buf += std::to_string(client.next());
-      buf += '\n';
-      ++taken;
-      ends.push_back(buf.size());
+    try {
+      while (taken < a.count && buf.size() < (1 << 16)) {
+        buf += std::to_string(client.next());
+        buf += '\n';
+        ++taken;
+        ends.push_back(buf.size());
+      }
+    } catch (...) {
+      failure = std::current_exception();
     }
     std::size_t off = 0;
     while (off < buf.size()) {
@@ -122,6 +132,7 @@ void run_next(const SeqArgs& a) {
     }
     written += std::upper_bound(ends.begin(), ends.end(), off) - ends.begin();
   }
+  if (failure && written == taken) std::rethrow_exception(failure);
   if (written == a.count) {
     client.close();
     return;
@@ -138,8 +149,8 @@ void run_next(const SeqArgs& a) {
   const std::string what =
       fmt::format("{} of {} values written, {} reported abandoned", written, a.count, lost);
   if (write_errno != 0)
-    throw CommandFailure{"writing to stdout failed (" + std::string(std::strerror(write_errno)) +
-                         "): " + what};
+    throw CommandFailure{"cannot write to standard output: " +
+                         std::string(std::strerror(write_errno)) + " (" + what + ")"};
   throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) + ": " + what,
                        128 + g_stop_signal};
 }
@@ -147,14 +158,14 @@ void run_next(const SeqArgs& a) {
 void run_create(const SeqArgs& a) {
   auto store = ticket::open_segment_store(a.store);
   store->create(a.name, a.start, a.step);
-  fmt::print("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(),
-             a.start, a.step);
+  print_out("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(),
+            a.start, a.step);
   const auto u = ticket::parse_store_url(a.store);
   if (u.kind == ticket::StoreKind::sqlite && !u.path.empty() && u.path.front() != '/')
-    fmt::print(stderr,
-               "idforge: note: the store path '{}' is relative: it resolved against the working "
-               "folder, so run every `seq` command from there or give an absolute path\n",
-               u.path);
+    note(fmt::format(
+        "idforge: note: the store path '{}' is relative: it resolved against the working "
+        "folder, so run every `seq` command from there or give an absolute path",
+        printable(u.path)));
 }
 
 void run_stats(const SeqArgs& a) {
@@ -163,18 +174,23 @@ void run_stats(const SeqArgs& a) {
   auto store = ticket::open_segment_store(a.store, so);
   const auto rows = store->stats();
   if (a.json) {
-    for (const auto& r : rows)
-      fmt::print(
-          R"({{"name":"{}","next_value":{},"next_value_str":"{}","step":{},"blocks":{},"abandoned":{}}})"
-          "\n",
-          r.name, r.next_value, r.next_value, r.step, r.blocks, r.abandoned);
+    // Built as JSON, not formatted text: a name in the store is not trusted to need no escaping.
+    for (const auto& r : rows) {
+      nlohmann::ordered_json j{{"name", r.name},
+                               {"next_value", r.next_value},
+                               {"next_value_str", std::to_string(r.next_value)},
+                               {"step", r.step},
+                               {"blocks", r.blocks},
+                               {"abandoned", r.abandoned}};
+      print_out("{}\n", json_text(j));
+    }
     return;
   }
-  fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", "name", "next_value", "step", "blocks",
-             "abandoned");
+  print_out("{:<24} {:>20} {:>12} {:>10} {:>14}\n", "name", "next_value", "step", "blocks",
+            "abandoned");
   for (const auto& r : rows)
-    fmt::print("{:<24} {:>20} {:>12} {:>10} {:>14}\n", r.name, r.next_value, r.step, r.blocks,
-               r.abandoned);
+    print_out("{:<24} {:>20} {:>12} {:>10} {:>14}\n", printable(r.name), r.next_value, r.step,
+              r.blocks, r.abandoned);
 }
 
 }  // namespace
@@ -187,8 +203,9 @@ void add_seq_command(CLI::App& app) {
   auto next_args = std::make_shared<SeqArgs>();
   CLI::App* next = seq->add_subcommand("next", "Print the next N values of a sequence, one a line");
   next->add_option("name", next_args->name, "Sequence name")->required();
-  add_int_option(next, "-n,--count", next_args->count, "How many values", 1,
-                 ticket::kMaxSegmentStep);
+  next->add_option("-n,--count", next_args->count, "How many values")
+      ->transform(signed_number(1, ticket::kMaxSegmentStep))
+      ->capture_default_str();
   add_store_option(next, *next_args);
   next->callback([next_args] { run_next(*next_args); });
 
@@ -196,10 +213,12 @@ void add_seq_command(CLI::App& app) {
   CLI::App* create = seq->add_subcommand("create", "Create a sequence (and the store if missing)");
   create->add_option("name", create_args->name, "Sequence name (a-z, 0-9, _; starts with a letter)")
       ->required();
-  add_int_option(create, "--start", create_args->start, "First value", 0,
-                 std::numeric_limits<std::int64_t>::max());
-  add_int_option(create, "--step", create_args->step, "Default block size", 1,
-                 ticket::kMaxSegmentStep);
+  create->add_option("--start", create_args->start, "First value")
+      ->transform(signed_number(0, std::numeric_limits<std::int64_t>::max()))
+      ->capture_default_str();
+  create->add_option("--step", create_args->step, "Default block size")
+      ->transform(signed_number(1, ticket::kMaxSegmentStep))
+      ->capture_default_str();
   add_store_option(create, *create_args);
   create->callback([create_args] { run_create(*create_args); });
 

@@ -2,7 +2,6 @@
 // MariaDB.
 #include <fmt/core.h>
 
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -14,7 +13,8 @@
 #include "idforge/ticket/ticket_client.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 #include "idforge/ticket/ticket_set.hpp"
-#include "int_option.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -57,10 +57,14 @@ void add_common(CLI::App* cmd, TicketArgs& a) {
                   "Comma-separated postgres:// or mysql:// URLs, in offset order")
       ->required();
   cmd->add_option("--name", a.name, "Ticket set name")->capture_default_str();
-  add_int_option(cmd, "--timeout-ms", a.timeout_ms,
-                 "Longest wait for a server to connect or answer one statement", 1, 3'600'000);
-  add_int_option(cmd, "--lock-timeout-ms", a.lock_timeout_ms,
-                 "Longest wait for a lock another session holds", 1, 3'600'000);
+  cmd->add_option("--timeout-ms", a.timeout_ms,
+                  "Longest wait for a server to connect or answer one statement")
+      ->transform(signed_number(1, 3'600'000))
+      ->capture_default_str();
+  cmd->add_option("--lock-timeout-ms", a.lock_timeout_ms,
+                  "Longest wait for a lock another session holds")
+      ->transform(signed_number(1, 3'600'000))
+      ->capture_default_str();
 }
 
 void add_resume(CLI::App* cmd, TicketArgs& a) {
@@ -72,14 +76,14 @@ void add_resume(CLI::App* cmd, TicketArgs& a) {
 void print_report(const TicketArgs& a, const ticket::ResizeReport& rep,
                   const std::vector<std::unique_ptr<ticket::TicketServer>>& servers) {
   if (!rep.finished_token.empty())
-    fmt::print("finished the earlier run {}: the set reached epoch {}\n", rep.finished_token,
-               rep.finished_epoch);
+    print_out("finished the earlier run {}: the set reached epoch {}\n", rep.finished_token,
+              rep.finished_epoch);
   for (std::int64_t i = 0; i < rep.new_k; ++i)
-    fmt::print("  server {} {}: first value {}, step {}\n", i + 1,
-               servers[static_cast<std::size_t>(i)]->describe(), rep.first + i, rep.new_k);
-  for (const auto& r : rep.retired) fmt::print("  retired: {}\n", r.url);
+    print_out("  server {} {}: first value {}, step {}\n", i + 1,
+              servers[static_cast<std::size_t>(i)]->describe(), rep.first + i, rep.new_k);
+  for (const auto& r : rep.retired) print_out("  retired: {}\n", r.url);
   for (const auto& d : rep.dropped)
-    fmt::print(
+    print_out(
         "  dropped without a fence: {} [{}]; if it still runs it keeps its old values (below {} "
         "for the gap of {}), clients that know epoch {} refuse them; list it in a resize to "
         "retire it\n",
@@ -92,8 +96,8 @@ void run_init(const TicketArgs& a) {
   ticket::ResizeOptions o;
   o.resume = a.resume;
   const auto rep = ticket::init_ticket_set(servers, a.name, a.start, o);
-  fmt::print("ticket set '{}' on {} servers (epoch {}): server i hands out {}+i, step {}\n", a.name,
-             rep.new_k, rep.epoch, rep.first, rep.new_k);
+  print_out("ticket set '{}' on {} servers (epoch {}): server i hands out {}+i, step {}\n", a.name,
+            rep.new_k, rep.epoch, rep.first, rep.new_k);
   print_report(a, rep, servers);
 }
 
@@ -104,8 +108,8 @@ void run_next(const TicketArgs& a) {
   std::string out;
   std::int64_t printed = 0, pending = 0;
   const auto flush = [&] {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
+    write_out(out);
+    flush_out();
     out.clear();
     printed += pending;
     pending = 0;
@@ -134,9 +138,9 @@ void run_resize(const TicketArgs& a) {
   o.resume = a.resume;
   const auto rep = ticket::resize_ticket_set(servers, a.name, a.to, o);
   if (rep.only_finished) {
-    fmt::print("ticket set '{}' is at epoch {} with {} servers\n", a.name, rep.epoch, rep.new_k);
+    print_out("ticket set '{}' is at epoch {} with {} servers\n", a.name, rep.epoch, rep.new_k);
   } else {
-    fmt::print(
+    print_out(
         "ticket set '{}' resized from {} to {} servers (epoch {}): highest value handed out {}{}, "
         "new values start at {}\n",
         a.name, rep.old_k, rep.new_k, rep.epoch, rep.highest,
@@ -148,7 +152,7 @@ void run_resize(const TicketArgs& a) {
 void run_status(const TicketArgs& a) {
   auto servers = open_servers(a);
   const std::string text = ticket::format_ticket_set(ticket::read_ticket_set(servers, a.name));
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  write_out(text);
 }
 
 }  // namespace
@@ -162,8 +166,9 @@ void add_ticket_command(CLI::App& app) {
   CLI::App* init = t->add_subcommand(
       "init", "Create a ticket set on every listed server (K = how many), all or nothing");
   add_common(init, *init_args);
-  add_int_option(init, "--start", init_args->start, "First value (server 1's)", 1,
-                 std::numeric_limits<std::int64_t>::max());
+  init->add_option("--start", init_args->start, "First value (server 1's)")
+      ->transform(signed_number(1, std::numeric_limits<std::int64_t>::max()))
+      ->capture_default_str();
   add_resume(init, *init_args);
   init->callback([init_args] { run_init(*init_args); });
 
@@ -171,22 +176,27 @@ void add_ticket_command(CLI::App& app) {
   CLI::App* next =
       t->add_subcommand("next", "Print N values, one database call each, spread over the servers");
   add_common(next, *next_args);
-  add_int_option(next, "-n,--count", next_args->count, "How many values", 1, 10'000'000);
+  next->add_option("-n,--count", next_args->count, "How many values")
+      ->transform(signed_number(1, 10'000'000))
+      ->capture_default_str();
   next->callback([next_args] { run_next(*next_args); });
 
   auto resize_args = std::make_shared<TicketArgs>();
   CLI::App* resize = t->add_subcommand(
       "resize", "Move a live set to the first K listed servers: fence, prepare, activate");
   add_common(resize, *resize_args);
-  add_int_option(resize, "--to", resize_args->to, "New number of servers K", 1,
-                 ticket::kMaxTicketServers)
+  resize->add_option("--to", resize_args->to, "New number of servers K")
+      ->transform(signed_number(1, ticket::kMaxTicketServers))
+      ->capture_default_str()
       ->required();
   resize->add_option("--drop", resize_args->drop,
                      "Member(s) of the current epoch that are gone for good (URL or identity; "
                      "comma-separated or repeated): left out unfenced, needs --gap");
-  add_int_option(resize, "--gap", resize_args->gap,
-                 "With --drop: start the new values this far above the highest known one", 0,
-                 std::numeric_limits<std::int64_t>::max());
+  resize
+      ->add_option("--gap", resize_args->gap,
+                   "With --drop: start the new values this far above the highest known one")
+      ->transform(signed_number(0, std::numeric_limits<std::int64_t>::max()))
+      ->capture_default_str();
   add_resume(resize, *resize_args);
   resize->callback([resize_args] { run_resize(*resize_args); });
 

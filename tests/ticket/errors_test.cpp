@@ -99,7 +99,9 @@ TEST(SeqCli, ErrorsExitOneWithAMessage) {
   EXPECT_NE(r.err.find("sequence name 'Bad-Name' is invalid"), std::string::npos) << r.err;
   r = test::run_idforge({"seq", "create", "ok", "--step", "-5", store});
   EXPECT_EQ(r.exit_code, 2) << "a value outside the option's range is a usage error";
-  EXPECT_NE(r.err.find("value -5 is out of range 1..68719476736"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--step: '-5' is out of range (expected 1 to 68719476736)"),
+            std::string::npos)
+      << r.err;
   r = test::run_idforge({"seq", "next", "missing", store});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("idforge seq create missing"), std::string::npos) << r.err;
