@@ -213,6 +213,18 @@ void Run::plan() {
       base = l.rec->config.first;
     }
   }
+  // A member of the newest epoch still active in an older one: the servers were read while
+  // another run moved them (some before its fence, some after its activation). Fencing from
+  // such a view would win the first server and fail on the next, leaving a fence behind.
+  for (const auto& l : all_)
+    if (l.rec && l.rec->state == MemberState::active && l.rec->config.epoch < epoch &&
+        std::any_of(members.begin(), members.end(),
+                    [&](const MemberRef& m) { return m.id == l.id; }))
+      refuse(errc::fenced, server_words(l) + " is active in epoch " +
+                               std::to_string(l.rec->config.epoch) + " but a member of epoch " +
+                               std::to_string(epoch) +
+                               ": the set changed meanwhile (another resize ran at the same "
+                               "time); rerun to resize from where it ended");
   std::vector<MemberRef> required = members;
   for (const auto& l : all_)
     if (l.rec && l.rec->next) {
