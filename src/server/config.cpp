@@ -35,7 +35,7 @@ T parse_number(std::string_view key, std::string_view v, T lo, T hi) {
   return out;
 }
 
-// A decimal number (digits, '.', an exponent) in [lo, hi], or exactly 0 when zero_ok.
+// A decimal number (digits, '.', an exponent): 0, or one in [lo, hi].
 // strtod alone would also take "inf", "nan" and hex floats.
 double parse_decimal(std::string_view key, std::string_view v, double lo, double hi,
                      const std::string& rule) {

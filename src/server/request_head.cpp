@@ -139,7 +139,11 @@ ScanResult scan_head(std::string_view in, HeadScan& s, HttpError& err) {
     ++s.pos;
     const std::size_t line_len = s.pos - s.line_start;
     if (s.in_request_line) {
-      if (line_len > kMaxRequestLine)
+      // No space after the longest method, or a line longer than any served: say which.
+      const bool method_too_long =
+          line_len == kMaxMethodBytes + 1 &&
+          in.substr(s.line_start, line_len).find(' ') == std::string_view::npos;
+      if (method_too_long || line_len > kMaxRequestLine)
         return long_request_line(in.substr(s.line_start, line_len), err);
     } else if (line_len > kMaxFieldLineBytes) {
       const std::string_view line = in.substr(s.line_start, line_len);

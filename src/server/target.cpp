@@ -242,7 +242,7 @@ bool parse_target(std::string_view raw, Target& out, HttpError& err) {
   }
   std::string_view rest = raw;
   out.form = Target::Form::origin;
-  if (!raw.empty() && raw.front() != '/') {
+  if (raw.empty() || raw.front() != '/') {
     // The absolute form (RFC 9112 §3.2.2): a server must accept it; the authority is not
     // checked against anything (this is an origin server, not a proxy).
     std::size_t skip = 0;

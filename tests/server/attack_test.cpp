@@ -188,6 +188,8 @@ std::vector<Probe> open_probes() {
       {"method_of_40_bytes_is_501",
        {std::string(40, 'A') + " /healthz HTTP/1.1\r\nHost: t\r\n\r\n"},
        {501}},
+      {"unending_method_is_501", {std::string(100, 'A')}, {501}},
+      {"unending_garbage_is_400", {std::string(100, '{')}, {400}},
       {"unknown_method_is_501", {"FOO /healthz HTTP/1.1\r\nHost: t\r\n\r\n", kFollow}, {501, 200}},
       {"lowercase_method_is_501",
        {"get /healthz HTTP/1.1\r\nHost: t\r\n\r\n", kFollow},
