@@ -150,7 +150,6 @@ class Connection final : public std::enable_shared_from_this<Connection> {
           if (session_.handler_blocks() && l_.blocking) {
             deadline_ = 0;
             in_handler_ = true;
-            drained_ = false;
             asio::post(*l_.blocking, [self = shared_from_this()]() mutable {
               self->session_.run_handler();
               Worker& w = self->w_;
@@ -188,11 +187,10 @@ class Connection final : public std::enable_shared_from_this<Connection> {
       deadline_ = std::min(phase_start_ + ms_to_ns(l_.config.request_timeout_ms),
                            now + ms_to_ns(l_.config.read_timeout_ms));
     }
-    // Asio registers sockets edge-triggered: a readiness event that arrives while no wait is
-    // queued is dropped. Waiting is safe only right after a read found the socket empty in
-    // this same handler (the next event cannot be consumed before the wait is queued);
-    // after any other pause (an asynchronous write, a blocking handler) read first.
-    if (!drained_ && try_read()) return true;
+    // A read that filled the buffer may have left more behind: read again at once. Else
+    // wait: Asio re-arms the socket (EPOLL_CTL_MOD) for every wait, and that reports a
+    // socket already readable, so bytes that came in meanwhile are not missed.
+    if (more_ && try_read()) return true;
     reading_ = true;
     socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
       self->on_readable(ec);
@@ -200,8 +198,8 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     return false;
   }
 
-  // Reads what the socket holds without waiting. False when it held nothing (drained_);
-  // true when bytes, the end of the input, or an error arrived.
+  // Reads what the socket holds without waiting. False when it held nothing; true when
+  // bytes, the end of the input, or an error arrived.
   bool try_read() {
     const std::size_t room =
         HttpSession::kMaxInput - std::min(HttpSession::kMaxInput, session_.input().size());
@@ -213,7 +211,7 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     error_code ec;
     const std::size_t n = socket_.read_some(asio::buffer(w_.read_buf.get(), want), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
-      drained_ = true;
+      more_ = false;
       return false;
     }
     if (ec) {
@@ -222,14 +220,13 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     }
     // Copied at once: the buffer is the worker's, shared by its connections.
     session_.input().append(w_.read_buf.get(), n);
-    drained_ = n < want;
+    more_ = n == want;
     return true;
   }
 
   void on_readable(const error_code& ec) {
     reading_ = false;
     if (closed_) return;
-    drained_ = false;
     if (!ec) {
       if (!try_read()) {  // woken with nothing to read: wait again
         if (read()) advance();
@@ -258,7 +255,6 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     }
     const std::size_t done = ec ? 0 : n;
     writing_ = true;
-    drained_ = false;
     deadline_ = steady_ns() + ms_to_ns(l_.config.write_timeout_ms);
     asio::async_write(socket_, asio::buffer(out.data() + done, out.size() - done),
                       [self = shared_from_this()](const error_code& wec, std::size_t) {
@@ -317,7 +313,7 @@ class Connection final : public std::enable_shared_from_this<Connection> {
   std::size_t lingered_ = 0;
   bool reading_ = false, writing_ = false, lingering_ = false, closed_ = false;
   bool timer_fired_ = false, stopping_ = false, in_handler_ = false;
-  bool drained_ = false;  // the last read found the socket empty, and no wait came since
+  bool more_ = false;  // the last read filled the buffer: the socket may hold more
 };
 
 }  // namespace
