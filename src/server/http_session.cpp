@@ -18,6 +18,7 @@ void Exchange::clear() noexcept {
   target.path.clear();
   target.query.clear();
   route = nullptr;
+  blocking = false;
   params.clear();
   route_index = 0;
   response = Response{};

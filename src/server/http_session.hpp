@@ -27,6 +27,7 @@ namespace idforge::server::detail {
 struct Exchange {
   Target target;
   const Router::Route* route = nullptr;  ///< set while a handler still has to run
+  bool blocking = false;                 ///< run the handler off the I/O threads (it may wait)
   std::vector<std::pair<std::string, std::string>> params;
   std::size_t route_index = 0;  ///< metrics label
   Response response;
@@ -78,8 +79,9 @@ class HttpSession {
   /// Processes what is buffered as far as it goes.
   Step advance();
   Phase phase() const noexcept;
-  /// In Step::dispatch: true when the handler waits on an outside system (Route::blocking).
-  bool handler_blocks() const noexcept { return x_.route && x_.route->blocking; }
+  /// In Step::dispatch: true when the handler may wait (on an outside system, or for the
+  /// clock): it should run off the I/O thread.
+  bool handler_blocks() const noexcept { return x_.route && x_.blocking; }
   /// In Step::dispatch: runs the handler; advance() then returns Step::write.
   void run_handler() noexcept;
   /// In Step::write: the bytes to send.

@@ -29,8 +29,8 @@ class Listener {
   /// SO_REUSEPORT: a port in use is an error naming it). Returns the bound port.
   int bind();
   /// Serves on the I/O threads (this one among them) until stop() and every connection has
-  /// finished. with_blocking_pool: start the pool for blocking handlers.
-  void run(bool with_blocking_pool);
+  /// finished.
+  void run();
   /// Closes the listening socket, closes idle connections and lets started requests finish
   /// (their answers carry Connection: close). Thread-safe; a stop before run() makes run()
   /// return at once.

@@ -174,6 +174,15 @@ void Server::Impl::route(const detail::RequestHead& head, detail::Exchange& x) {
   }
   x.route = m.route;
   x.params = std::move(m.params);
+  // A batch of IDs may wait for the clock (a Snowflake tick's sequence runs out every 4,096
+  // IDs) and takes a while to encode: off the I/O thread, so the thread's other
+  // connections are not held up meanwhile. One ID stays inline: the hot path.
+  const bool batch = m.index == ids_route && [&x] {
+    for (const auto& [k, v] : x.target.query)
+      if (k == "count") return v != "1";
+    return false;
+  }();
+  x.blocking = m.route->blocking || batch;
 }
 
 void Server::Impl::run_handler(const detail::RequestHead& head, detail::Exchange& x) noexcept {
@@ -284,9 +293,7 @@ int Server::bind() {
 
 void Server::run() {
   if (!impl_->bound) bind();
-  bool blocking = false;
-  for (const auto& r : impl_->router.routes()) blocking = blocking || r.blocking;
-  impl_->listener->run(blocking);
+  impl_->listener->run();
 }
 
 void Server::stop() noexcept {

@@ -39,6 +39,7 @@ struct Server::Impl final : detail::Dispatcher {
   // Route numbers beyond the router's: files under the web root, and requests that never
   // reached routing (malformed, timed out).
   std::size_t static_route = 0, no_route = 0;
+  std::size_t ids_route = static_cast<std::size_t>(-1);  // GET /v1/ids/{kind}
 
   void add_builtin_routes();
   /// Builds the metrics tables from the routes and kinds; afterwards both are fixed.
