@@ -1,12 +1,16 @@
 #include "idforge/server/config.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -18,9 +22,27 @@
 namespace idforge::server {
 namespace {
 
+// Far above any real settings file (a few hundred bytes).
+constexpr std::size_t kMaxConfigFileBytes = 1024 * 1024;
+
+// A value as it may be shown: bytes outside printable ASCII, '\\' and '\'' as \xHH (a
+// settings file or a variable could hold escape sequences meant for the terminal).
+std::string shown(std::string_view v) {
+  std::string out;
+  for (const char ch : v.substr(0, 256)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f || ch == '\\' || ch == '\'')
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += ch;
+  }
+  if (v.size() > 256) out += "...";
+  return out;
+}
+
 [[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view rule) {
-  throw Error(errc::invalid_argument, "setting " + std::string(key) + "='" + std::string(value) +
-                                          "': " + std::string(rule));
+  throw Error(errc::invalid_argument,
+              "setting " + shown(key) + "='" + shown(value) + "': " + std::string(rule));
 }
 
 template <typename T>
@@ -236,13 +258,42 @@ std::string_view strip_comment(std::string_view line) {
   return line;
 }
 
+// The whole file, read through one descriptor: O_NONBLOCK so a FIFO cannot hold open()
+// until a writer comes, fstat() on that descriptor so only a regular file is read, and a
+// size bound so /dev/zero-like files cannot grow a line without end.
+std::string read_settings_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) bad_file(path, std::string("cannot be read: ") + std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  const auto fail = [&](const std::string& what) {
+    ::close(fd);
+    bad_file(path, what);
+  };
+  if (::fstat(fd, &st) != 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail("is a folder, not a file");
+  if (!S_ISREG(st.st_mode)) fail("is not a regular file (a FIFO, socket or device)");
+  if (st.st_size > static_cast<off_t>(kMaxConfigFileBytes))
+    fail(fmt::format("is {} bytes; a settings file holds at most {}", st.st_size,
+                     kMaxConfigFileBytes));
+  char buf[16 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigFileBytes)  // it grew while read
+      fail(fmt::format("holds more than {} bytes", kMaxConfigFileBytes));
+  }
+  ::close(fd);
+  return text;
+}
+
 }  // namespace
 
 void apply_config_file(ServerConfig& c, const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) bad_file(path, "is a folder, not a file");
-  std::ifstream in(path);
-  if (!in) bad_file(path, "cannot be read");
+  std::istringstream in(read_settings_file(path));
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (json) return apply_json_file(c, path, in);
   std::vector<std::pair<std::string, int>> seen;  // key, line
@@ -268,7 +319,6 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
                   "config file '" + path + "' line " + std::to_string(n) + ": " + e.what());
     }
   }
-  if (in.bad()) bad_file(path, "cannot be read");
 }
 
 void apply_environment(

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -173,6 +174,52 @@ TEST(ServeBinary, AConfigThatIsAFolderIsAnError) {
                                       5);
   EXPECT_EQ(code, 1) << err;
   EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
+}
+
+// A FIFO without a reader as the access log: opening it must fail at once with a clear
+// error, not wait for a reader with SIGINT/SIGTERM blocked (only SIGKILL would end that).
+TEST(ServeBinary, AnAccessLogFifoWithoutAReaderIsAStartUpError) {
+  const std::string fifo = ::testing::TempDir() + "/idforge_access_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto [code, err] =
+      run_binary({"serve", "--port", "0", "--node", "1", "--access-log", fifo}, 5);
+  std::filesystem::remove(fifo);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("access-log='" + fifo + "': cannot be opened: a FIFO with no reader"),
+            std::string::npos)
+      << err;
+}
+
+// Only a regular file is read as settings: a FIFO (no writer) would hold open() and
+// /dev/zero would never end.
+TEST(ServeBinary, AConfigThatIsNotARegularFileIsAnError) {
+  const std::string fifo = ::testing::TempDir() + "/idforge_config_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const auto [code, err] = run_binary(
+        {"serve", "--port", "0", "--node", "1", "--access-log", "off", "--config", path}, 5);
+    EXPECT_EQ(code, 1) << path << ": " << err;
+    EXPECT_NE(err.find("config file '" + path + "': is not a regular file"), std::string::npos)
+        << err;
+  }
+  std::filesystem::remove(fifo);
+}
+
+TEST(ServeBinary, AConfigOverOneMebibyteIsAnError) {
+  const std::string big = ::testing::TempDir() + "/idforge_config_big";
+  {
+    std::ofstream out(big);
+    const std::string comment = "# " + std::string(1022, 'x') + "\n";
+    for (int i = 0; i < 1025; ++i) out << comment;
+  }
+  const auto [code, err] = run_binary(
+      {"serve", "--port", "0", "--node", "1", "--access-log", "off", "--config", big}, 5);
+  std::filesystem::remove(big);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("is 1050625 bytes; a settings file holds at most 1048576"), std::string::npos)
+      << err;
 }
 
 #ifdef IDFORGE_SERVER_HAVE_LEASE
