@@ -8,6 +8,7 @@
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "server_impl.hpp"
 
 namespace idforge::server {
@@ -130,6 +131,20 @@ void Server::Impl::add_builtin_routes() {
     try {
       kind->generate(*count, batch);
     } catch (const Error& e) {
+      if (const WaitBound* bound = WaitBound::current(); bound && bound->gave_up()) {
+        // The clock wait was cut short (BoundedClock): IDs already drawn are dropped, which
+        // leaves a gap and never a duplicate.
+        Response p = problem(
+            503, bound->stopped() ? "stopping" : "batch-timeout", "Service Unavailable",
+            bound->stopped()
+                ? fmt::format("the server is stopping; count={} was not issued", *count)
+                : fmt::format("count={} of kind '{}' cannot be issued within "
+                              "batch-timeout-ms={} (the layout issues too few IDs per tick); "
+                              "ask for fewer or retry",
+                              *count, name, config.batch_timeout_ms));
+        p.headers.emplace_back("Retry-After", "1");
+        return p;
+      }
       if (!is_transient(e.code())) throw;
       Response p = problem(503, "cannot-issue", "Service Unavailable", e.what());
       p.headers.emplace_back("Retry-After", "1");

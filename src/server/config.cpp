@@ -117,6 +117,7 @@ const std::vector<SettingInfo>& settings() {
         {"write-timeout-ms", "Longest wait for one write to a client"},
         {"request-timeout-ms", "Longest time a request head may take to arrive"},
         {"keep-alive-timeout-ms", "Idle keep-alive connections close after this"},
+        {"batch-timeout-ms", "Longest wait for the clock while issuing IDs; then 503"},
         {"max-body-bytes", "Requests with a larger body get 413"},
         {"data", "Data folder (leases, high-water marks)"},
         {"web-root",
@@ -164,6 +165,8 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.max_connections = parse_number<int>(key, v, 1, 4096);
   else if (key == "io-threads")
     c.io_threads = parse_number<int>(key, v, 0, 64);
+  else if (key == "batch-timeout-ms")
+    c.batch_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "read-timeout-ms")
     c.read_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "write-timeout-ms")

@@ -19,6 +19,7 @@ void Exchange::clear() noexcept {
   target.query.clear();
   route = nullptr;
   blocking = false;
+  requeue = false;
   params.clear();
   route_index = 0;
   response = Response{};
@@ -211,6 +212,10 @@ HttpSession::Step HttpSession::advance() {
 
 void HttpSession::run_handler() noexcept {
   server_.run_handler(head_, x_);
+  if (x_.requeue) {  // still State::handler: advance() dispatches it again, now blocking
+    x_.requeue = false;
+    return;
+  }
   x_.route = nullptr;
   try {
     respond();

@@ -28,6 +28,7 @@ struct Exchange {
   Target target;
   const Router::Route* route = nullptr;  ///< set while a handler still has to run
   bool blocking = false;                 ///< run the handler off the I/O threads (it may wait)
+  bool requeue = false;  ///< the handler would have waited inline: run it again, blocking
   std::vector<std::pair<std::string, std::string>> params;
   std::size_t route_index = 0;  ///< metrics label
   Response response;

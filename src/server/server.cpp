@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "idforge/clock.hpp"
 #include "idforge/error.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "idforge/time_format.hpp"
 #include "response_writer.hpp"
 #include "server_impl.hpp"
@@ -198,8 +200,26 @@ void Server::Impl::run_handler(const detail::RequestHead& head, detail::Exchange
                                      if (k == name) return v;
                                    return std::nullopt;
                                  }};
-    const Request request(head.method, x.target.path, std::move(x.params), source);
+    if (x.route_index != ids_route) {
+      const Request request(head.method, x.target.path, std::move(x.params), source);
+      x.response = x.route->handler(request);
+      return;
+    }
+    // Issuing IDs may wait for the clock (the sequence of a tick ran out, a step back, a
+    // coarse tick). On an I/O thread no wait is allowed: the request is run again on the
+    // blocking pool, so the thread's other connections are not held up. There a wait may
+    // last until batch-timeout-ms after the handler started, and ends when the server
+    // stops.
+    const bool inline_try = !x.blocking;
+    const std::int64_t deadline =
+        inline_try ? 0 : realtime_ns() + std::int64_t{config.batch_timeout_ms} * 1'000'000;
+    WaitBound bound(deadline, &stopping);
+    const Request request(head.method, x.target.path, x.params, source);
     x.response = x.route->handler(request);
+    if (inline_try && bound.gave_up() && !bound.stopped()) {
+      x.blocking = true;
+      x.requeue = true;
+    }
     return;
   } catch (const std::exception& e) {
     failure = e.what();
@@ -297,6 +317,7 @@ void Server::run() {
 }
 
 void Server::stop() noexcept {
+  impl_->stopping = true;  // handlers waiting for the clock give up (503) at once
   std::lock_guard lock(impl_->life_mu);
   impl_->stop_requested = true;
   if (impl_->listener) impl_->listener->stop();
