@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "response_writer.hpp"
@@ -74,6 +78,11 @@ void HttpSession::respond(bool interim) {
     f.close = closing_;
     f.keep_alive_10 = !closing_ && head_.version == 10;
     write_response(x_.response, f, out_);
+    file_sent_ = 0;
+    const int s = x_.response.status;
+    file_left_ = x_.response.file && !f.head_only && s != 204 && s != 304 && s >= 200
+                     ? x_.response.file->size
+                     : 0;
   }
   state_ = State::write;
 }
@@ -228,6 +237,31 @@ void HttpSession::run_handler() noexcept {
 
 void HttpSession::output_sent() noexcept {
   out_.clear();
+  if (file_left_ > 0) {  // the next piece of the file; the state stays write
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(file_left_, kFileChunk));
+    ssize_t n;
+    try {
+      out_.resize(want);
+      do n = ::pread(x_.response.file->fd, out_.data(), want, static_cast<off_t>(file_sent_));
+      while (n < 0 && errno == EINTR);
+    } catch (...) {  // out of memory
+      n = -1;
+    }
+    if (n > 0) {
+      out_.resize(static_cast<std::size_t>(n));
+      file_sent_ += static_cast<std::uint64_t>(n);
+      file_left_ -= static_cast<std::uint64_t>(n);
+      return;
+    }
+    // The file shrank (or failed) after its length was sent: the only honest end is to
+    // close the connection, so the client sees the body is short.
+    out_.clear();
+    file_left_ = 0;
+    closing_ = true;
+    state_ = State::closed;
+    return;
+  }
   if (interim_) {
     interim_ = false;
     state_ = State::body;

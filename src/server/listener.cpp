@@ -273,7 +273,8 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     deadline_ = 0;
     const bool closing = session_.closing();
     session_.output_sent();
-    if (!closing) return true;
+    // A file body still streaming keeps the session writing, also on a closing connection.
+    if (!closing || session_.phase() == Phase::write) return true;
     linger();
     return false;
   }

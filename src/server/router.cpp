@@ -1,6 +1,10 @@
 #include "idforge/server/router.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +62,10 @@ bool Request::wants_text() const {
   if (text == std::string::npos) return false;
   const auto json = accept->find("application/json");
   return json == std::string::npos || text < json;
+}
+
+FileBody::~FileBody() {
+  if (fd >= 0) ::close(fd);
 }
 
 Response problem(int status, std::string_view type, std::string_view title,

@@ -245,7 +245,7 @@ void Server::Impl::answered(const detail::Exchange& x, std::string_view request_
     // The request line is escaped: a client's bytes cannot forge a line or a field.
     access_log->write(fmt::format("{} {} \"{}\" {} {} {:.3f}ms\n", format_iso8601_ms(now_ms),
                                   remote_ip, detail::printable(request_line, 1024),
-                                  x.response.status, x.response.body.size(),
+                                  x.response.status, x.response.body_size(),
                                   static_cast<double>(took) * 1e-6));
   } catch (...) {  // out of memory: the line is lost, the answer is not
   }
