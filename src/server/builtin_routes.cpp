@@ -169,10 +169,23 @@ void Server::Impl::add_builtin_routes() {
   const Layout default_layout = parse_layout(config.layout);
   router.add("GET", "/v1/inspect/{id}", [default_layout](const Request& r) -> Response {
     InspectOptions opt;
+    opt.layout = default_layout;
+    // Each parameter's error is typed by the parameter: a bad layout is not a bad ID.
+    if (auto layout = r.query("layout")) {
+      try {
+        opt.layout = parse_layout(*layout);
+      } catch (const Error& e) {
+        return problem(400, "bad-layout", "Bad Request", e.what());
+      }
+    }
+    if (auto enc = r.query("encoding")) {
+      try {
+        opt.encoding = parse_int_encoding(*enc);
+      } catch (const Error& e) {
+        return problem(400, "bad-encoding", "Bad Request", e.what());
+      }
+    }
     try {
-      opt.layout = default_layout;
-      if (auto layout = r.query("layout")) opt.layout = parse_layout(*layout);
-      if (auto enc = r.query("encoding")) opt.encoding = parse_int_encoding(*enc);
       const Inspection in = inspect(r.param("id"), opt);
       Response out;
       out.body = inspection_to_json(in).dump();

@@ -70,6 +70,36 @@ std::function<void(const RawExchange&)> header_is(std::size_t i, std::string nam
   };
 }
 
+// GET /healthz with this Host value; the connection closes after it unless told.
+std::string host_get(const std::string& host, const std::string& connection = "close") {
+  return "GET /healthz HTTP/1.1\r\nHost: " + host + "\r\nConnection: " + connection + "\r\n\r\n";
+}
+
+// A GET /healthz whose head, through its final CRLF, is exactly n bytes (n >= 64).
+std::string head_of_size(std::size_t n) {
+  const std::string start = "GET /healthz HTTP/1.1\r\nHost: t\r\n";
+  std::string head = start;
+  std::size_t left = n - start.size() - 2;  // the final CRLF
+  for (int i = 0; left > 0; ++i) {
+    const std::string name = "X-P" + std::to_string(i) + ": ";
+    // Each line at most 8,000 bytes; the last one takes what is left (at least 8 bytes).
+    std::size_t line = std::min<std::size_t>(left, 8000);
+    if (left - line > 0 && left - line < name.size() + 3) line -= name.size() + 3;
+    head += name + std::string(line - name.size() - 2, 'p') + "\r\n";
+    left -= line;
+  }
+  return head + "\r\n";
+}
+
+// Answer i is a problem of this type slug.
+std::function<void(const RawExchange&)> type_is(std::size_t i, std::string slug) {
+  return [i, slug](const RawExchange& x) {
+    ASSERT_GT(x.responses.size(), i);
+    const json j = json::parse(x.responses[i].body);
+    EXPECT_EQ(j["type"], "urn:idforge:problem:" + slug) << j.dump();
+  };
+}
+
 std::vector<std::string> bytes_one_by_one(const std::string& s) {
   std::vector<std::string> out;
   for (char c : s) out.emplace_back(1, c);
@@ -422,6 +452,35 @@ std::vector<Probe> open_probes() {
       {"authorization_is_ignored_without_a_token",
        {get("/v1/ids/snowflake", "Authorization: Bearer x\r\n"), kFollow},
        {200, 200}},
+      // --- found in the second outside pass ------------------------------------------
+      // Decoding an ID whose time the layout puts past 9999 (63 time bits at 1 ms) or past
+      // int64 Unix ms (at day-long ticks) used to wrap and name a wrong date.
+      {"inspect_time_after_year_9999",
+       {get("/v1/inspect/1152921504606846976?layout=time%3D63%2Cdc%3D0%2Cworker%3D0%2Cseq%3D0"),
+        kFollow},
+       {400, 200},
+       0,
+       {},
+       detail_names(0, "is after 9999-12-31T23:59:59.999Z")},
+      {"inspect_time_beyond_int64_ms",
+       {get("/v1/inspect/"
+            "9223372036854775807?layout=time%3D63%2Cdc%3D0%2Cworker%3D0%2Cseq%3D0%2Ctick%"
+            "3D86400000ms"),
+        kFollow},
+       {400, 200},
+       0,
+       {},
+       detail_names(0, "is beyond the largest Unix time in ms")},
+      // Host values that are not host[:port] used to pass (only the bytes were checked).
+      // Chunk headers and trailers are held to the head's rules; the head limit is exact.
+      // Errors name the value they refuse.
+      // Accept is weighed, not searched for.
+      {"inspect_bad_layout_is_typed_bad_layout",
+       {get("/v1/inspect/1?layout=time%3D99"), kFollow},
+       {400, 200},
+       0,
+       {},
+       type_is(0, "bad-layout")},
   };
 }
 
@@ -493,6 +552,19 @@ TEST_P(TokenServer, Probe) {
 
 std::string probe_name(const ::testing::TestParamInfo<Probe>& info) {
   return info.param.name;
+}
+
+// The CLI decodes with the same code: the same rule, exit 1, nothing printed as a date.
+TEST(AttackCli, InspectRefusesATimeItCannotWrite) {
+  const auto [code, err] =
+      run_binary({"inspect", "1152921504606846976", "--layout", "time=63,dc=0,worker=0,seq=0"}, 10);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("is after 9999-12-31T23:59:59.999Z"), std::string::npos) << err;
+  const auto [code2, err2] = run_binary(
+      {"inspect", "9223372036854775807", "--layout", "time=63,dc=0,worker=0,seq=0,tick=86400000ms"},
+      10);
+  EXPECT_EQ(code2, 1) << err2;
+  EXPECT_NE(err2.find("is beyond the largest Unix time in ms"), std::string::npos) << err2;
 }
 
 INSTANTIATE_TEST_SUITE_P(Attack, OpenServer, ::testing::ValuesIn(open_probes()), probe_name);
