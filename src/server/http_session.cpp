@@ -87,8 +87,31 @@ void HttpSession::respond(bool interim) {
   state_ = State::write;
 }
 
+namespace {
+
+// Why bytes of a chunk header or trailer still arriving already break a limit; "" if not.
+std::string pending_line_error(std::string_view pending) {
+  if (pending.size() > kMaxHeadBytes)
+    return fmt::format("a chunk header or trailer exceeds {} bytes", kMaxHeadBytes);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t eol = pending.find("\r\n", start);
+    const std::size_t len = (eol == std::string_view::npos ? pending.size() : eol) - start;
+    if (len > kMaxFieldLineBytes)
+      return fmt::format("a chunk header or trailer line exceeds {} bytes", kMaxFieldLineBytes);
+    if (eol == std::string_view::npos) return {};
+    start = eol + 2;
+  }
+}
+
+}  // namespace
+
 HttpError HttpSession::body_error(const boost::beast::error_code& ec) const {
-  HttpError e = parser_error(ec, head_.request_line);
+  HttpError e = parser_error(ec, head_.request_line, head_buf_);
+  if (!parser_->limit_error().empty())
+    e.detail = parser_->limit_error();
+  else if (e.type == "bad-chunk" && state_ == State::body)  // say where: the bytes refused
+    e.detail += fmt::format(" at '{}'", printable(std::string_view(in_).substr(0, 40)));
   if (e.status == 413)
     e.detail = fmt::format("the body exceeds max-body-bytes={}", server_.max_body_bytes());
   return e;
@@ -180,10 +203,11 @@ HttpSession::Step HttpSession::advance() {
           state_ = State::route;
           continue;
         }
-        if (in_.size() >= kMaxHeadBytes) {  // a chunk header or a trailer that never ends
-          refuse({400, "bad-chunk",
-                  fmt::format("a chunk header or trailer exceeds {} bytes", kMaxHeadBytes)},
-                 head_.request_line);
+        // What Beast leaves unconsumed is line material: a chunk header or a trailer
+        // section still arriving. Its lines and its whole are held to the head's limits
+        // now, before it is complete (complete ones are checked by RequestParser).
+        if (const std::string why = pending_line_error(in_); !why.empty()) {
+          refuse({400, "bad-chunk", why}, head_.request_line);
           continue;
         }
         if (eof_) {
