@@ -155,9 +155,17 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.lease_store = v;
   else if (key == "sequence-store")
     c.sequence_store = v;
-  else if (key == "token")
+  else if (key == "token") {
+    // Sent as "Authorization: Bearer <token>": a space, a control byte or a NUL could never
+    // arrive intact, and an empty token would turn authentication off unnoticed.
+    if (v.empty()) bad(key, v, "is empty; leave the setting out for no token");
+    for (const char ch : v)
+      if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+        bad(key, "<hidden>",
+            "holds a space, a control byte or a byte above 0x7E; a bearer token is visible "
+            "ASCII only");
     c.token = v;
-  else if (key == "rate-limit")
+  } else if (key == "rate-limit")
     c.rate_limit = parse_rate(key, v);
   else if (key == "rate-burst")
     c.rate_burst = parse_burst(key, v);
@@ -220,7 +228,7 @@ void apply_json_file(ServerConfig& c, const std::string& path, std::istream& in)
         key = parsed.get<std::string>();
         const std::string k = normal_key(key);
         for (const auto& [seen, value] : entries)
-          if (normal_key(seen) == k) bad_file(path, "setting '" + key + "' is given twice");
+          if (normal_key(seen) == k) bad_file(path, "setting '" + shown(key) + "' is given twice");
         entries.emplace_back(key, nullptr);
       } else if (event == nlohmann::json::parse_event_t::value && depth == 1 && !entries.empty()) {
         entries.back().second = parsed;
@@ -242,7 +250,7 @@ void apply_json_file(ServerConfig& c, const std::string& path, std::istream& in)
     else if (v.is_number())
       text = v.dump();
     else
-      bad_file(path, "setting '" + k + "' is " + std::string(v.type_name()) +
+      bad_file(path, "setting '" + shown(k) + "' is " + std::string(v.type_name()) +
                          "; give a string or a number");
     try {
       apply_setting(c, k, text);
@@ -307,13 +315,13 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
     const auto eq = s.find('=');
     if (eq == std::string_view::npos)
       throw Error(errc::invalid_argument, "config file '" + path + "' line " + std::to_string(n) +
-                                              ": '" + std::string(s) + "' is not key=value");
+                                              ": '" + shown(s) + "' is not key=value");
     const std::string key = normal_key(trim(s.substr(0, eq)));
     for (const auto& [k, at] : seen)
       if (k == key)
         throw Error(errc::invalid_argument,
-                    "config file '" + path + "' line " + std::to_string(n) + ": setting '" + key +
-                        "' was already given on line " + std::to_string(at));
+                    "config file '" + path + "' line " + std::to_string(n) + ": setting '" +
+                        shown(key) + "' was already given on line " + std::to_string(at));
     seen.emplace_back(key, n);
     try {
       apply_setting(c, trim(s.substr(0, eq)), trim(s.substr(eq + 1)));

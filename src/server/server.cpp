@@ -147,10 +147,11 @@ void Server::Impl::route(const detail::RequestHead& head, detail::Exchange& x) {
         x.response = no_content_allow(m.allow + ", OPTIONS");
         return;
       }
+      // OPTIONS is answered on every resource, so Allow names it, as OPTIONS's own does.
       x.response = with_header(
           problem(405, "method-not-allowed", "Method Not Allowed",
-                  fmt::format("{} {} is not served; allowed: {}", method, path, m.allow)),
-          "Allow", m.allow);
+                  fmt::format("{} {} is not served; allowed: {}, OPTIONS", method, path, m.allow)),
+          "Allow", m.allow + ", OPTIONS");
       return;
     }
     if (api || web_root.empty())

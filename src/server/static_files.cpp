@@ -93,8 +93,9 @@ Response serve_static(const std::string& root, std::string_view method, const st
   if (fd < 0) return not_found(path);
   if (method != "GET" && method != "HEAD") {
     ::close(fd);
-    Response r = problem(405, "method-not-allowed", "Method Not Allowed",
-                         fmt::format("{} {} is not served; allowed: GET, HEAD", method, path));
+    Response r =
+        problem(405, "method-not-allowed", "Method Not Allowed",
+                fmt::format("{} {} is not served; allowed: GET, HEAD, OPTIONS", method, path));
     r.headers.emplace_back("Allow", "GET, HEAD, OPTIONS");
     return r;
   }
