@@ -15,8 +15,8 @@ namespace idforge::server {
 namespace {
 
 [[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view rule) {
-  throw Error(errc::invalid_argument,
-              "setting " + std::string(key) + "='" + std::string(value) + "': " + std::string(rule));
+  throw Error(errc::invalid_argument, "setting " + std::string(key) + "='" + std::string(value) +
+                                          "': " + std::string(rule));
 }
 
 template <typename T>
@@ -42,13 +42,15 @@ double parse_rate(std::string_view key, std::string_view v) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
 std::string env_name(const std::string& key) {
   std::string e = "IDFORGE_";
-  for (char c : key) e += static_cast<char>(c == '-' ? '_' : std::toupper(static_cast<unsigned char>(c)));
+  for (char c : key)
+    e += static_cast<char>(c == '-' ? '_' : std::toupper(static_cast<unsigned char>(c)));
   return e;
 }
 
@@ -61,7 +63,9 @@ const std::vector<SettingInfo>& settings() {
         {"port", "TCP port; 0 picks a free one"},
         {"layout", "Snowflake layout: preset or spec"},
         {"node", "Fixed Snowflake node ID (instead of a lease)"},
-        {"lease-store", "Lease store URL (default file:<data>/leases)"},
+        {"lease-store",
+         "Lease store URL (default file:<data>/leases; static: and ordinal: keep their lock and "
+         "high-water mark there unless given state= or register=)"},
         {"token", "Bearer token required on /v1 and /metrics"},
         {"rate-limit", "Requests per second over all clients, 0 = no limit"},
         {"rate-burst", "Burst size for the rate limit, 0 = one second's worth"},
@@ -72,9 +76,11 @@ const std::vector<SettingInfo>& settings() {
         {"keep-alive-timeout-ms", "Idle keep-alive connections close after this"},
         {"max-body-bytes", "Requests with a larger body get 413"},
         {"data", "Data folder (leases, high-water marks)"},
-        {"web-root", "Folder served at / (default: web/dist of the source tree or the install share dir)"},
+        {"web-root",
+         "Folder served at / (default: web/dist of the source tree or the install share dir)"},
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
-        {"sequence-store", "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
+        {"sequence-store",
+         "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -85,34 +91,49 @@ const std::vector<SettingInfo>& settings() {
 
 void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v) {
   std::string key(key_in);
-  for (char& ch : key) if (ch == '_') ch = '-';
+  for (char& ch : key)
+    if (ch == '_') ch = '-';
   constexpr int kMaxMs = 600'000;
   if (key == "bind") {
     if (v.empty()) bad(key, v, "must be an IP address or localhost");
     c.bind = v;
-  } else if (key == "port") c.port = parse_number<int>(key, v, 0, 65535);
+  } else if (key == "port")
+    c.port = parse_number<int>(key, v, 0, 65535);
   else if (key == "layout") {
     if (v.empty()) bad(key, v, "must name a preset or a spec");
     c.layout = v;
   } else if (key == "node") {
-    if (v.empty()) c.node.reset();
-    else c.node = parse_number<std::uint64_t>(key, v, 0, (std::uint64_t{1} << 31) - 1);
-  } else if (key == "lease-store") c.lease_store = v;
-  else if (key == "sequence-store") c.sequence_store = v;
-  else if (key == "token") c.token = v;
-  else if (key == "rate-limit") c.rate_limit = parse_rate(key, v);
-  else if (key == "rate-burst") c.rate_burst = parse_rate(key, v);
-  else if (key == "max-connections") c.max_connections = parse_number<int>(key, v, 1, 4096);
-  else if (key == "read-timeout-ms") c.read_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
-  else if (key == "write-timeout-ms") c.write_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
-  else if (key == "request-timeout-ms") c.request_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
-  else if (key == "keep-alive-timeout-ms") c.keep_alive_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
+    if (v.empty())
+      c.node.reset();
+    else
+      c.node = parse_number<std::uint64_t>(key, v, 0, (std::uint64_t{1} << 31) - 1);
+  } else if (key == "lease-store")
+    c.lease_store = v;
+  else if (key == "sequence-store")
+    c.sequence_store = v;
+  else if (key == "token")
+    c.token = v;
+  else if (key == "rate-limit")
+    c.rate_limit = parse_rate(key, v);
+  else if (key == "rate-burst")
+    c.rate_burst = parse_rate(key, v);
+  else if (key == "max-connections")
+    c.max_connections = parse_number<int>(key, v, 1, 4096);
+  else if (key == "read-timeout-ms")
+    c.read_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
+  else if (key == "write-timeout-ms")
+    c.write_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
+  else if (key == "request-timeout-ms")
+    c.request_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
+  else if (key == "keep-alive-timeout-ms")
+    c.keep_alive_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "max-body-bytes")
     c.max_body_bytes = parse_number<std::size_t>(key, v, 0, std::size_t{1} << 30);
   else if (key == "data") {
     if (v.empty()) bad(key, v, "must name a folder");
     c.data = v;
-  } else if (key == "web-root") c.web_root = v;
+  } else if (key == "web-root")
+    c.web_root = v;
   else if (key == "access-log") {
     if (v.empty()) bad(key, v, "must be '-', 'off' or a file");
     c.access_log = v;
@@ -134,7 +155,8 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
       throw Error(errc::invalid_argument, "config file '" + path + "': " + e.what());
     }
-    if (!j.is_object()) throw Error(errc::invalid_argument, "config file '" + path + "': must hold a JSON object");
+    if (!j.is_object())
+      throw Error(errc::invalid_argument, "config file '" + path + "': must hold a JSON object");
     for (const auto& [k, v] : j.items()) {
       try {
         apply_setting(c, k, v.is_string() ? v.get<std::string>() : v.dump());
@@ -157,13 +179,14 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
     try {
       apply_setting(c, trim(s.substr(0, eq)), trim(s.substr(eq + 1)));
     } catch (const Error& e) {
-      throw Error(e.code(), "config file '" + path + "' line " + std::to_string(n) + ": " + e.what());
+      throw Error(e.code(),
+                  "config file '" + path + "' line " + std::to_string(n) + ": " + e.what());
     }
   }
 }
 
-void apply_environment(ServerConfig& c,
-                       const std::function<std::optional<std::string>(const std::string&)>& lookup) {
+void apply_environment(
+    ServerConfig& c, const std::function<std::optional<std::string>(const std::string&)>& lookup) {
   for (const auto& s : settings())
     if (auto v = lookup(s.env)) apply_setting(c, s.key, *v);
 }
@@ -184,12 +207,13 @@ bool is_loopback(std::string_view address) noexcept {
 
 void validate(const ServerConfig& c) {
   if (!is_loopback(c.bind) && c.token.empty())
-    throw Error(errc::invalid_argument, "bind='" + c.bind +
-                                            "' reaches beyond loopback: set a bearer token (--token or "
-                                            "IDFORGE_TOKEN) or bind 127.0.0.1");
+    throw Error(errc::invalid_argument,
+                "bind='" + c.bind +
+                    "' reaches beyond loopback: set a bearer token (--token or "
+                    "IDFORGE_TOKEN) or bind 127.0.0.1");
   if (c.rate_burst > 0 && c.rate_limit == 0)
-    throw Error(errc::invalid_argument, "rate-burst='" + std::to_string(c.rate_burst) +
-                                            "' needs rate-limit above 0");
+    throw Error(errc::invalid_argument,
+                "rate-burst='" + std::to_string(c.rate_burst) + "' needs rate-limit above 0");
 }
 
 }  // namespace idforge::server
