@@ -61,6 +61,8 @@ class ClockRef {
   std::int64_t now_ns() const noexcept { return system_ ? realtime_ns() : clock_->now_ns(); }
   /// Returns once the clock reads at least unix_ns.
   void wait_until_ns(std::int64_t unix_ns) const noexcept { clock_->wait_until_ns(unix_ns); }
+  /// Whether the clock is a SystemClock (CLOCK_REALTIME, read inline).
+  bool is_system() const noexcept { return system_; }
 
  private:
   Clock* clock_;
@@ -81,7 +83,9 @@ class ManualClock final : public Clock {
   /// Sets the time in Unix milliseconds.
   void set_ms(std::int64_t unix_ms) noexcept { set_ns(unix_ms * 1'000'000); }
   /// Moves the time by delta (negative steps it back).
-  void advance_ns(std::int64_t delta_ns) noexcept { now_.fetch_add(delta_ns, std::memory_order_acq_rel); }
+  void advance_ns(std::int64_t delta_ns) noexcept {
+    now_.fetch_add(delta_ns, std::memory_order_acq_rel);
+  }
   /// Moves the time by delta milliseconds.
   void advance_ms(std::int64_t delta_ms) noexcept { advance_ns(delta_ms * 1'000'000); }
   /// Total time that waits on this clock skipped forward.
