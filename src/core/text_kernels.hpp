@@ -89,9 +89,9 @@ constexpr Base32Values make_base32_values() {
     if (c >= 'A' && c <= 'Z')
       t.v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<std::uint8_t>(i);
   }
-  t.v['I'] = t.v['i'] = t.v['L'] = t.v['l'] = 1;
-  t.v['O'] = t.v['o'] = 0;
-  t.v['U'] = t.v['u'] = 0x80;
+  for (unsigned char c : {'I', 'i', 'L', 'l'}) t.v[c] = 1;
+  for (unsigned char c : {'O', 'o'}) t.v[c] = 0;
+  for (unsigned char c : {'U', 'u'}) t.v[c] = 0x80;
   return t;
 }
 inline constexpr Base32Values kBase32Values = make_base32_values();

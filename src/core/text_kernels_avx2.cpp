@@ -28,12 +28,16 @@ constexpr s::Bytes<32> twice(const s::Bytes<16>& table) {
   return s::lanes(table, table);
 }
 
-// A splat constant loaded from memory. GCC otherwise rebuilds every uniform vector from an
-// immediate (mov, vmovd, vpbroadcast: three instructions per constant per call); hiding the
-// address from the optimiser makes it one load, folded into the instruction that uses it.
+// Splat constants, loaded from memory. GCC otherwise rebuilds every uniform vector from an
+// immediate on every call (mov, vmovd, vpbroadcast: three instructions); hiding the address
+// from the optimiser makes it one load folded into the instruction that uses it. Internal
+// linkage keeps the address a RIP-relative lea, not a load from the GOT.
+template <int V>
+constexpr s::Bytes<32> kSplat = s::splat<32>(V);
+
 template <int V>
 IDFORGE_AVX2 inline __m256i splat() {
-  const s::Bytes<32>* p = &s::kSplat32<V>;
+  const s::Bytes<32>* p = &kSplat<V>;
   asm("" : "+r"(p));
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(p->b));
 }
@@ -179,51 +183,43 @@ IDFORGE_AVX2 char* ulid_to_chars(const std::uint8_t* v, char* out) noexcept {
   return out + 26;
 }
 
-// One row's lookup by the low nibble (see text_kernels_ssse3.cpp).
-IDFORGE_AVX2 inline __m256i base32_row_lookup(const s::Bytes<32>& table, __m256i lo,
-                                              __m256i in_row) {
-  return _mm256_shuffle_epi8(constant(table),
-                             _mm256_or_si256(lo, _mm256_andnot_si256(in_row, splat<0x80>())));
-}
-
 IDFORGE_AVX2 bool ulid_from_chars(const char* p, std::uint8_t* v) noexcept {
   const __m256i c = load_lanes(p, p + 10);  // characters 0-15 | 10-25
-  const __m256i nibble = splat<0x0F>();
-  const __m256i lo = _mm256_and_si256(c, nibble);
-  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), nibble);
-  const __m256i folded = _mm256_and_si256(hi, splat<0x0D>());
+  // Characters -> values, bit 7 for anything else (simd::base32_row says how).
   static constexpr s::Bytes<32> kDigits = twice(s::base32_row(3)), kRow4 = twice(s::base32_row(4)),
                                 kRow5 = twice(s::base32_row(5));
-  const __m256i r = _mm256_or_si256(
-      _mm256_or_si256(base32_row_lookup(kDigits, lo, _mm256_cmpeq_epi8(hi, splat<3>())),
-                      base32_row_lookup(kRow4, lo, _mm256_cmpeq_epi8(folded, splat<4>()))),
-      base32_row_lookup(kRow5, lo, _mm256_cmpeq_epi8(folded, splat<5>())));
-  const __m256i ok = _mm256_cmpeq_epi8(_mm256_and_si256(r, splat<0xC0>()), splat<0x40>());
+  static constexpr s::Bytes<32> kDigitRow = twice(s::kBase32DigitRow),
+                                kBadRow = twice(s::kBase32BadRow);
+  const __m256i lo = _mm256_and_si256(c, splat<0x0F>());
+  const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(c, 4), splat<0x0F>());
+  const __m256i letter = _mm256_blendv_epi8(_mm256_shuffle_epi8(constant(kRow4), lo),
+                                            _mm256_shuffle_epi8(constant(kRow5), lo),
+                                            _mm256_slli_epi16(c, 3));  // bit 4 -> bit 7
+  const __m256i value =
+      _mm256_or_si256(_mm256_blendv_epi8(letter, _mm256_shuffle_epi8(constant(kDigits), lo),
+                                         _mm256_shuffle_epi8(constant(kDigitRow), hi)),
+                      _mm256_shuffle_epi8(constant(kBadRow), hi));
+  static constexpr s::Bytes<32> kLimit = s::lanes(s::kUlidFirstLimit, s::Bytes<16>{});
+  if (_mm256_movemask_epi8(_mm256_adds_epu8(value, constant(kLimit))) != 0) return false;
   // Lane 0: time characters 2-9 | 0-1; lane 1: random characters 10-17 | 18-25. Each 64-bit
-  // half then spells one 40-bit number.
+  // half then spells one 40-bit number: pairs (a * 32 + b), quads (a * 1024 + b), then
+  // a * 2^20 + b per 64 bits.
   static constexpr s::Bytes<32> kGather = s::lanes(s::kUlidTimeGather, s::kIdentity);
-  const __m256i values = _mm256_shuffle_epi8(_mm256_and_si256(r, splat<0x1F>()), constant(kGather));
   static constexpr s::Bytes<32> kPairWeights =
       twice({{32, 1, 32, 1, 32, 1, 32, 1, 32, 1, 32, 1, 32, 1, 32, 1}});
   static constexpr s::Bytes<32> kQuadWeights =
       twice({{0, 4, 1, 0, 0, 4, 1, 0, 0, 4, 1, 0, 0, 4, 1, 0}});  // 1024, 1
   static constexpr s::Bytes<32> kShift20 =
       twice({{0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0}});  // 2^20
-  const __m256i pairs = _mm256_maddubs_epi16(values, constant(kPairWeights));
+  const __m256i pairs =
+      _mm256_maddubs_epi16(_mm256_shuffle_epi8(value, constant(kGather)), constant(kPairWeights));
   const __m256i quads = _mm256_madd_epi16(pairs, constant(kQuadWeights));
   const __m256i groups =
       _mm256_add_epi64(_mm256_mul_epu32(quads, constant(kShift20)), _mm256_srli_epi64(quads, 32));
-  const __m128i t = _mm256_castsi256_si128(groups);
-  const __m128i rnd = _mm256_extracti128_si256(groups, 1);
-  const std::uint64_t time = (static_cast<std::uint64_t>(_mm_extract_epi64(t, 1)) << 40) |
-                             static_cast<std::uint64_t>(_mm_cvtsi128_si64(t));
-  const auto r_hi = static_cast<std::uint64_t>(_mm_cvtsi128_si64(rnd));
-  const auto r_lo = static_cast<std::uint64_t>(_mm_extract_epi64(rnd, 1));
-  if (static_cast<std::uint32_t>(_mm256_movemask_epi8(ok)) != 0xFFFFFFFFu || (time >> 48) != 0)
-    return false;
-  const std::uint64_t be[2] = {__builtin_bswap64((time << 16) | (r_hi >> 24)),
-                               __builtin_bswap64((r_hi << 40) | r_lo)};
-  std::memcpy(v, be, 16);
+  // The 16 bytes, big-endian, from both lanes.
+  static constexpr s::Bytes<32> kBytes = s::lanes(s::kUlidTimeBytes, s::kUlidRandomBytes);
+  const __m256i bytes = _mm256_shuffle_epi8(groups, constant(kBytes));
+  store16(v, _mm_or_si128(_mm256_castsi256_si128(bytes), _mm256_extracti128_si256(bytes, 1)));
   return true;
 }
 

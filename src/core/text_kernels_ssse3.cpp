@@ -167,30 +167,22 @@ IDFORGE_SSSE3 char* ulid_to_chars(const std::uint8_t* v, char* out) noexcept {
   return out + 26;
 }
 
-// One row's lookup by the low nibble; bytes outside the row get bit 7 in their index, which
-// makes pshufb write zero.
-IDFORGE_SSSE3 inline __m128i base32_row_lookup(const s::Bytes<16>& table, __m128i lo,
-                                               __m128i in_row) {
-  return _mm_shuffle_epi8(
-      constant(table),
-      _mm_or_si128(lo, _mm_andnot_si128(in_row, _mm_set1_epi8(static_cast<char>(0x80)))));
-}
-
-// Characters -> 0x40 | value for valid ones (see simd::base32_row); ok gets 0xFF per valid.
-IDFORGE_SSSE3 inline __m128i base32_decode(__m128i c, __m128i& ok) {
+// Characters -> values (0-31), bit 7 set for anything else (simd::base32_row says how).
+IDFORGE_SSSE3 inline __m128i base32_decode(__m128i c) {
+  static constexpr s::Bytes<16> kDigits = s::base32_row(3), kRow4 = s::base32_row(4),
+                                kRow5 = s::base32_row(5);
+  static constexpr s::Bytes<16> kDigitRow = {{0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
   const __m128i nibble = _mm_set1_epi8(0x0F);
   const __m128i lo = _mm_and_si128(c, nibble);
   const __m128i hi = _mm_and_si128(_mm_srli_epi16(c, 4), nibble);
-  const __m128i folded = _mm_and_si128(hi, _mm_set1_epi8(0x0D));  // rows 6, 7 read as 4, 5
-  static constexpr s::Bytes<16> kDigits = s::base32_row(3), kRow4 = s::base32_row(4),
-                                kRow5 = s::base32_row(5);
-  const __m128i r = _mm_or_si128(
-      _mm_or_si128(base32_row_lookup(kDigits, lo, _mm_cmpeq_epi8(hi, _mm_set1_epi8(3))),
-                   base32_row_lookup(kRow4, lo, _mm_cmpeq_epi8(folded, _mm_set1_epi8(4)))),
-      base32_row_lookup(kRow5, lo, _mm_cmpeq_epi8(folded, _mm_set1_epi8(5))));
-  ok =
-      _mm_cmpeq_epi8(_mm_and_si128(r, _mm_set1_epi8(static_cast<char>(0xC0))), _mm_set1_epi8(0x40));
-  return _mm_and_si128(r, _mm_set1_epi8(0x1F));
+  const __m128i row5 = _mm_cmpeq_epi8(_mm_and_si128(c, _mm_set1_epi8(0x10)), _mm_set1_epi8(0x10));
+  const __m128i letter = _mm_or_si128(_mm_andnot_si128(row5, _mm_shuffle_epi8(constant(kRow4), lo)),
+                                      _mm_and_si128(row5, _mm_shuffle_epi8(constant(kRow5), lo)));
+  const __m128i digit_row = _mm_shuffle_epi8(constant(kDigitRow), hi);
+  return _mm_or_si128(
+      _mm_or_si128(_mm_andnot_si128(digit_row, letter),
+                   _mm_and_si128(digit_row, _mm_shuffle_epi8(constant(kDigits), lo))),
+      _mm_shuffle_epi8(constant(s::kBase32BadRow), hi));
 }
 
 // Eight 5-bit values in each 64-bit half -> the 40-bit number they spell, per half.
@@ -200,24 +192,15 @@ IDFORGE_SSSE3 inline __m128i base32_join(__m128i v) {
   return _mm_add_epi64(_mm_mul_epu32(quads, _mm_set1_epi64x(1 << 20)), _mm_srli_epi64(quads, 32));
 }
 
-IDFORGE_SSSE3 inline std::uint64_t high_half(__m128i v) {
-  return static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)));
-}
-
 IDFORGE_SSSE3 bool ulid_from_chars(const char* p, std::uint8_t* v) noexcept {
-  __m128i ok0, ok1;
-  const __m128i a = base32_decode(load(p), ok0);       // characters 0-15
-  const __m128i b = base32_decode(load(p + 10), ok1);  // characters 10-25
+  const __m128i a = base32_decode(load(p));       // characters 0-15
+  const __m128i b = base32_decode(load(p + 10));  // characters 10-25
+  if (_mm_movemask_epi8(_mm_or_si128(_mm_adds_epu8(a, constant(s::kUlidFirstLimit)), b)) != 0)
+    return false;
   const __m128i t = base32_join(_mm_shuffle_epi8(a, constant(s::kUlidTimeGather)));
   const __m128i r = base32_join(b);
-  const std::uint64_t time =
-      (high_half(t) << 40) | static_cast<std::uint64_t>(_mm_cvtsi128_si64(t));
-  const auto r_hi = static_cast<std::uint64_t>(_mm_cvtsi128_si64(r));
-  const std::uint64_t r_lo = high_half(r);
-  if (_mm_movemask_epi8(_mm_and_si128(ok0, ok1)) != 0xFFFF || (time >> 48) != 0) return false;
-  const std::uint64_t be[2] = {__builtin_bswap64((time << 16) | (r_hi >> 24)),
-                               __builtin_bswap64((r_hi << 40) | r_lo)};
-  std::memcpy(v, be, 16);
+  store(v, _mm_or_si128(_mm_shuffle_epi8(t, constant(s::kUlidTimeBytes)),
+                        _mm_shuffle_epi8(r, constant(s::kUlidRandomBytes))));
   return true;
 }
 

@@ -21,13 +21,6 @@ constexpr Bytes<N> splat(int v) {
   return p;
 }
 
-/// Constants as static objects, so that a kernel loads (or folds) them from memory rather
-/// than building them from immediates on every call.
-template <int V>
-inline constexpr Bytes<32> kSplat32 = splat<32>(V);
-template <int V>
-inline constexpr Bytes<16> kSplat16 = splat<16>(V);
-
 /// pshufb's "write zero" index.
 inline constexpr std::int8_t kZero = -128;
 
@@ -143,24 +136,42 @@ inline constexpr Bytes<16> kCrockfordLow = {
 inline constexpr Bytes<16> kCrockfordHigh = {
     {'G', 'H', 'J', 'K', 'M', 'N', 'P', 'Q', 'R', 'S', 'T', 'V', 'W', 'X', 'Y', 'Z'}};
 
-/// Reading ULID text: three lookups by the low nibble, one per row of ASCII that holds
-/// alphabet characters (0x30 digits, 0x40/0x60 '@'-'O', 0x50/0x70 'P'-'_'). A valid entry
-/// is 0x40 | value; an invalid one 0x80; a byte in no such row gets zero from every lookup.
-/// So a character is valid when its result has bits 7-6 equal to 01.
+/// Reading ULID text, one character per byte c, by its high nibble h (the row of ASCII) and
+/// low nibble l (the column). Alphabet characters live in rows 3 (digits), 4 and 6 ('@'-'O'
+/// and '`'-'o') and 5 and 7 ('P'-'_' and 'p'-DEL). Three lookups by l give the value for
+/// each kind of row (0x80 where that row's column holds no alphabet character); bit 4 of c
+/// picks row 5/7 over 4/6, a lookup by h picks digits over letters, another by h marks the
+/// rows that hold no alphabet character at all. Valid characters end up as their value
+/// (0-31), every other byte with bit 7 set.
 constexpr Bytes<16> base32_row(int row) {
   Bytes<16> p{};
   for (int lo = 0; lo < 16; ++lo) {
     const int c = row * 16 + lo;
     int v = -1;
-    if (c >= '0' && c <= '9') v = c - '0';
     for (int i = 0; i < 32; ++i)
       if ("0123456789ABCDEFGHJKMNPQRSTVWXYZ"[i] == c) v = i;
     if (c == 'I' || c == 'L') v = 1;
     if (c == 'O') v = 0;
-    p.b[lo] = static_cast<std::int8_t>(v < 0 ? 0x80 : 0x40 | v);
+    p.b[lo] = static_cast<std::int8_t>(v < 0 ? 0x80 : v);
   }
   return p;
 }
+/// By high nibble: 0x80 (take the digit lookup) for row 3, else 0 (take the letter lookup).
+inline constexpr Bytes<16> kBase32DigitRow = {{0, 0, 0, kZero, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+/// By high nibble: 0x80 for rows without alphabet characters, else 0.
+inline constexpr Bytes<16> kBase32BadRow = {
+    {kZero, kZero, kZero, 0, 0, 0, 0, 0, kZero, kZero, kZero, kZero, kZero, kZero, kZero, kZero}};
+/// Added (saturating) to the values of characters 0-15: pushes a first character above 7
+/// (a value over 128 bits) to bit 7, like an invalid one.
+inline constexpr Bytes<16> kUlidFirstLimit = {{0x78, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+/// The 16 output bytes from the four 40-bit groups, one shuffle per 128-bit lane, OR-ed:
+/// the time lane holds (characters 2-9, characters 0-1) as two 64-bit numbers, the random
+/// lane (characters 10-17, 18-25). Big-endian: the time's top byte, its low five, then the
+/// five bytes of each random group.
+inline constexpr Bytes<16> kUlidTimeBytes = {
+    {8, 4, 3, 2, 1, 0, kZero, kZero, kZero, kZero, kZero, kZero, kZero, kZero, kZero, kZero}};
+inline constexpr Bytes<16> kUlidRandomBytes = {
+    {kZero, kZero, kZero, kZero, kZero, kZero, 4, 3, 2, 1, 0, 12, 11, 10, 9, 8}};
 
 /// The 16 characters of a ULID loaded from text + 0 gathered as: characters 2-9 (the low
 /// 40 bits of the time) in the first eight bytes, then six zeros and characters 0-1 (its top
