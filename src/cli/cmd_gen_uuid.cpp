@@ -13,9 +13,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/ulid_generator.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -98,7 +101,7 @@ void run(Kind kind, const GenArgs& a) {
         uuid_v4_batch(batch);
       append_lines<Uuid>(out, batch, a.format, kind == Kind::uuid7);
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_out(out);
     left -= n;
   }
 }
@@ -106,8 +109,7 @@ void run(Kind kind, const GenArgs& a) {
 void add(CLI::App& gen, const char* name, const char* help, Kind kind) {
   auto args = std::make_shared<GenArgs>();
   CLI::App* cmd = gen.add_subcommand(name, help);
-  cmd->add_option("-n,--count", args->count, "How many IDs")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  cmd->add_option("-n,--count", args->count, "How many IDs")->transform(whole_number(1, kMaxCount));
   cmd->add_option("--format", args->format, "text, hex or json")
       ->check(CLI::IsMember({"text", "hex", "json"}))
       ->capture_default_str();
