@@ -14,6 +14,8 @@ void add_gen_snowflake(CLI::App& gen);
 void add_gen_uuid(CLI::App& gen);
 /// `idforge gen typeid`, `gen ksuid`
 void add_gen_relatives(CLI::App& gen);
+/// `idforge gen token`: random tokens for secrets
+void add_gen_token(CLI::App& gen);
 /// `idforge inspect ID...`
 void add_inspect_command(CLI::App& app);
 /// `idforge convert ID... --to FORM`

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   idforge::cli::add_gen_snowflake(*gen);
   idforge::cli::add_gen_uuid(*gen);
   idforge::cli::add_gen_relatives(*gen);
+  idforge::cli::add_gen_token(*gen);
   idforge::cli::add_inspect_command(app);
   idforge::cli::add_convert_command(app);
   idforge::cli::add_layout_command(app);
