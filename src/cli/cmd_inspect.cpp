@@ -20,9 +20,19 @@ struct InspectArgs {
   bool json = false;
 };
 
+// An ID that carries its creation time tells anyone who sees it when it was made, and the
+// next one is guessable from it: seed 000's "never use Snowflake or UUID v7 for secrets".
+std::optional<std::string> secret_warning(const Inspection& in) {
+  if (!in.unix_ms) return std::nullopt;
+  return "reveals its creation time; must not be used as a secret (reset link, API key, invite "
+         "URL): use "
+         "'idforge gen token'";
+}
+
 void print_text(const Inspection& in) {
   fmt::print("{}\n  {:<11}{}\n", in.input, "kind", in.kind);
   for (const auto& f : in.fields) fmt::print("  {:<11}{}\n", f.name, f.text);
+  if (const auto w = secret_warning(in)) fmt::print("  {:<11}{}\n", "warning", *w);
 }
 
 void run_inspect(const InspectArgs& a) {
@@ -34,8 +44,13 @@ void run_inspect(const InspectArgs& a) {
   for (const auto& id : a.ids) {
     try {
       const Inspection in = inspect(id, opt);
-      if (a.json) fmt::print("{}\n", inspection_to_json(in).dump());
-      else print_text(in);
+      if (a.json) {
+        auto j = inspection_to_json(in);
+        if (const auto w = secret_warning(in)) j["warning"] = *w;
+        fmt::print("{}\n", j.dump());
+      } else {
+        print_text(in);
+      }
     } catch (const Error& e) {
       ++failures;
       last_error = e.what();
@@ -46,7 +61,9 @@ void run_inspect(const InspectArgs& a) {
     }
   }
   if (failures == 1 && a.ids.size() == 1) throw CommandFailure{last_error};
-  if (failures > 0) throw CommandFailure{std::to_string(failures) + " of " + std::to_string(a.ids.size()) + " IDs did not decode"};
+  if (failures > 0)
+    throw CommandFailure{std::to_string(failures) + " of " + std::to_string(a.ids.size()) +
+                         " IDs did not decode"};
 }
 
 }  // namespace
@@ -55,8 +72,10 @@ void add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand("inspect", "Decode IDs: kind, time, node, sequence, version");
   cmd->add_option("ids", args->ids, "IDs to decode")->required();
-  cmd->add_option("--layout", args->layout, "Snowflake layout: preset or spec")->capture_default_str();
-  cmd->add_option("--encoding", args->encoding, "Snowflake text encoding: dec, hex, base32, base62");
+  cmd->add_option("--layout", args->layout, "Snowflake layout: preset or spec")
+      ->capture_default_str();
+  cmd->add_option("--encoding", args->encoding,
+                  "Snowflake text encoding: dec, hex, base32, base62");
   cmd->add_flag("--json", args->json, "One JSON object per ID");
   cmd->callback([args] { run_inspect(*args); });
 }
