@@ -43,5 +43,7 @@ void add_lab_btree(CLI::App& lab);
 void add_lab_db(CLI::App& lab);
 /// `idforge lab cost`
 void add_lab_cost(CLI::App& lab);
+/// `idforge advise`: which ID scheme for a situation (built with IDFORGE_BUILD_LAB)
+void add_advise_command(CLI::App& app);
 
 }  // namespace idforge::cli

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IDFORGE_HAVE_LAB
   idforge::cli::add_lab_command(app);
+  idforge::cli::add_advise_command(app);
 #endif
 #ifdef IDFORGE_HAVE_TICKET
   idforge::cli::add_seq_command(app);
