@@ -119,7 +119,7 @@ TEST(MemoryLabCi, PostgresUuid4SlowsPastMemoryAndUuid7DoesNot) {
   MemoryLabOptions o = ci_options(DbEngine::postgres);
   o.memory_bytes = 16u << 20;
   o.cache_bytes = 1u << 20;
-  o.rows = 240'000;
+  o.rows = 200'000;
   RUN_OR_SKIP(r, o);
   expect_directions(*r, true);
   EXPECT_GT(r->of(KeyKind::uuid4)->fpi_per_insert, r->of(KeyKind::uuid7)->fpi_per_insert);
