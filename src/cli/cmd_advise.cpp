@@ -13,6 +13,7 @@
 #include "idforge/error.hpp"
 #include "idforge/lab/advice.hpp"
 #include "lab_output.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -85,17 +86,17 @@ ordered_json to_json(const Advice& a, const Situation& s) {
 }
 
 void print_text(const Advice& a, const Situation& s) {
-  fmt::print("Use: {}\n  make it with: {}\n", a.scheme, a.command);
+  print_out("Use: {}\n  make it with: {}\n", a.scheme, a.command);
   auto list = [](const char* title, const std::vector<std::string>& items) {
     if (items.empty()) return;
-    fmt::print("{}\n", title);
-    for (const auto& i : items) fmt::print("  - {}\n", i);
+    print_out("{}\n", title);
+    for (const auto& i : items) print_out("  - {}\n", i);
   };
   list("Settings:", a.settings);
   list("Why:", a.reasons);
   list("Watch out:", a.warnings);
   if (a.key != "token") {
-    fmt::print(
+    print_out(
         "\nIndex of the key for {:.3g} rows stored {} times, with the measured fills ({} ordered, "
         "{} random):\n",
         s.rows, s.copies, percent(a.measured.fill_ordered), percent(a.measured.fill_random));
@@ -106,10 +107,10 @@ void print_text(const Advice& a, const Situation& s) {
            c.server_gb > 0 ? fmt::format("{:.0f} GB", c.server_gb) : std::string("beyond 16 TB"),
            fmt::format("${:.0f}", c.usd_per_month),
            s.memory_gb > 0 ? (c.fits_memory ? "yes" : "no") : "-"});
-    fmt::print("{}",
-               format_table({"ID format", "index", "RAM tier", "monthly", "fits memory"}, rows));
+    print_out("{}",
+              format_table({"ID format", "index", "RAM tier", "monthly", "fits memory"}, rows));
   }
-  fmt::print("\nMeasured: {}\n", a.measured.source);
+  print_out("\nMeasured: {}\n", a.measured.source);
 }
 
 void run_advise(AdviseArgs a) {
@@ -117,7 +118,7 @@ void run_advise(AdviseArgs a) {
   const MeasuredFigures m = a.measured ? load_measured(*a.measured) : recorded_figures();
   const Advice advice = advise(a.s, m);
   if (a.json) {
-    fmt::print("{}\n", to_json(advice, a.s).dump(2));
+    print_out("{}\n", json_text(to_json(advice, a.s), 2));
     return;
   }
   print_text(advice, a.s);

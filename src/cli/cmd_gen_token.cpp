@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/token.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -22,7 +23,7 @@ void run_token(const TokenArgs& a) {
   o.encoding = parse_token_encoding(a.encoding);
   std::string out;
   for (std::uint64_t i = 0; i < a.count; ++i) out += random_token(o) + "\n";
-  fmt::print("{}", out);
+  print_out("{}", out);
 }
 
 }  // namespace

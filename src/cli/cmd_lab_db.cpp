@@ -2,6 +2,7 @@
 // with --memory-mb, the memory-limited run (lab_db_memory.cpp).
 #include <fmt/core.h>
 
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,8 @@
 #include "idforge/lab/svg_chart.hpp"
 #include "lab_db_memory.hpp"
 #include "lab_output.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -59,7 +62,7 @@ void run_db(const DbArgs& a) {
   if (!a.model_keys) o.make_source = [](KeyKind k) { return make_real_key_source(k); };
   // Real time order: many keys share a millisecond, as in a busy table.
   o.keys.keys_per_ms = 64;
-  if (!a.quiet) o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (!a.quiet) o.progress = [](const std::string& line) { note(line); };
   const DbRunResult run = run_db_bench(o);
 
   json out = {{"engine", std::string(engine_name(run.engine))},
@@ -120,15 +123,15 @@ void run_db(const DbArgs& a) {
     write_file(a.svg, chart.add(rate).add(size).add(fill).render());
   }
   if (a.json) {
-    fmt::print("{}\n", out.dump(2));
+    print_out("{}\n", json_text(out, 2));
     return;
   }
-  fmt::print("{}, {} rows a kind in batches of {}, {}-byte pages\ncache: {}\n\n",
-             run.server_version, o.rows, o.batch, run.page_bytes, run.cache_note);
-  fmt::print("{}", format_table({"kind", "column", "inserts/s", "last 10%/s", "vs fastest",
-                                 "index size", "leaf pages", "leaf fill", "WAL"},
-                                rows));
-  if (!run.results.empty()) fmt::print("\nleaf fill: {}\n", run.results.front().fill_method);
+  print_out("{}, {} rows a kind in batches of {}, {}-byte pages\ncache: {}\n\n", run.server_version,
+            o.rows, o.batch, run.page_bytes, run.cache_note);
+  print_out("{}", format_table({"kind", "column", "inserts/s", "last 10%/s", "vs fastest",
+                                "index size", "leaf pages", "leaf fill", "WAL"},
+                               rows));
+  if (!run.results.empty()) print_out("\nleaf fill: {}\n", run.results.front().fill_method);
 }
 
 }  // namespace
@@ -148,7 +151,7 @@ void add_lab_db(CLI::App& lab) {
   cmd->add_option(
          "--batch", a->batch,
          "Rows a transaction (default 1000; 1 with --memory-mb: one INSERT and commit a row)")
-      ->check(CLI::Range(1u, 100000u));
+      ->transform(whole_number(1, 100000));
   cmd->add_option("--cache-mb", a->cache_mb,
                   "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer "
                   "pool; PostgreSQL: reported, needs a restart). With --memory-mb: shared_buffers "
@@ -159,6 +162,7 @@ void add_lab_db(CLI::App& lab) {
   cmd->add_flag("--model-keys", a->model_keys,
                 "Use the lab's seeded key models (repeatable) instead of core's generators");
   cmd->add_option("--seed", a->seed, "Seed of the key models (with --model-keys)")
+      ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
       ->capture_default_str();
   cmd->add_flag("--keep", a->keep, "Keep the tables afterwards");
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");

@@ -12,6 +12,7 @@
 #include "idforge/lab/memory_lab.hpp"
 #include "idforge/lab/svg_chart.hpp"
 #include "lab_output.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -64,14 +65,14 @@ std::string rows_text(const std::optional<std::uint64_t>& rows) {
 
 void print_text(const MemoryLabResult& r) {
   const bool pg = r.engine == DbEngine::postgres;
-  fmt::print(
+  print_out(
       "{}: {} rows a kind in {} windows, {}\n{}\n", r.server_version, r.rows, r.windows,
       r.batch == 1
           ? std::string("one INSERT and commit a row")
           : fmt::format("batches of {} rows, the first {} rows of each window one a transaction",
                         r.batch, r.probe),
       r.settings);
-  fmt::print(
+  print_out(
       "An index leaves memory above {} ({}); the cgroup held at most {}.\n",
       human_bytes(static_cast<double>(r.cache_limit)),
       r.engine == DbEngine::mariadb
@@ -83,8 +84,10 @@ void print_text(const MemoryLabResult& r) {
                         human_bytes(static_cast<double>(r.process_bytes))),
       human_bytes(static_cast<double>(r.cgroup_peak)));
   for (const auto& k : r.results) {
-    fmt::print("\n{} ({}): the knee (an insert in ten reads from storage) at {}, the index leaves memory at {}\n",
-               info(k.kind).name, k.column_type, rows_text(k.knee_rows), rows_text(k.crossing_rows));
+    print_out(
+        "\n{} ({}): the knee (an insert in ten reads from storage) at {}, the index leaves memory "
+        "at {}\n",
+        info(k.kind).name, k.column_type, rows_text(k.knee_rows), rows_text(k.crossing_rows));
     std::vector<std::vector<std::string>> rows;
     bool marked = false;
     for (const auto& w : k.windows) {
@@ -106,40 +109,43 @@ void print_text(const MemoryLabResult& r) {
       marked = marked || here;
       rows.push_back(std::move(row));
     }
-    std::vector<std::string> head{"rows",          "index",           "fill~",
-                                  "p50 ms",        "p99 ms",          "mean ms", "inserts/s",
-                                  "misses/insert", "disk KiB/insert", "WAL B/insert"};
+    std::vector<std::string> head{
+        "rows",    "index",     "fill~",         "p50 ms",          "p99 ms",
+        "mean ms", "inserts/s", "misses/insert", "disk KiB/insert", "WAL B/insert"};
     if (pg) head.push_back("FPI/insert");
     head.push_back("cgroup");
     head.push_back("");
-    fmt::print("{}", format_table(head, rows));
+    print_out("{}", format_table(head, rows));
   }
-  fmt::print(
+  print_out(
       "\nSummary (medians of the windows). before: the windows ahead of the knee; after: the last "
       "quarter of the windows. WAL: over the whole growth.\n");
   std::vector<std::vector<std::string>> sum;
   for (const auto& k : r.results)
-    sum.push_back({std::string(info(k.kind).name), k.column_type, rows_text(k.knee_rows),
-                   rows_text(k.crossing_rows), ms(k.p50_before_ms), ms(k.p50_after_ms),
-                   ratio(k.p50_after_ms, k.p50_before_ms), ms(k.mean_before_ms), ms(k.mean_after_ms),
-                   ms(k.p99_after_ms), fmt::format("{:.0f}", k.inserts_per_s_before),
-                   fmt::format("{:.0f}", k.inserts_per_s_after), fmt::format("{:.3f}", k.misses_after),
-                   fmt::format("{:.2f}", k.disk_kib_after), fmt::format("{:.0f}", k.wal_bytes_per_insert),
-                   pg ? fmt::format("{:.3f}", k.fpi_per_insert) : std::string("-"), percent(k.leaf_fill),
-                   human_bytes(static_cast<double>(k.index_bytes))});
-  fmt::print("{}", format_table({"kind", "column", "knee at", "leaves memory at", "p50 before", "p50 after",
-                                 "after/before", "mean before", "mean after", "p99 after", "inserts/s before",
-                                 "inserts/s after", "misses/insert", "disk KiB/insert", "WAL B/insert",
-                                 "FPI/insert", "leaf fill", "index"},
-                                sum));
+    sum.push_back(
+        {std::string(info(k.kind).name), k.column_type, rows_text(k.knee_rows),
+         rows_text(k.crossing_rows), ms(k.p50_before_ms), ms(k.p50_after_ms),
+         ratio(k.p50_after_ms, k.p50_before_ms), ms(k.mean_before_ms), ms(k.mean_after_ms),
+         ms(k.p99_after_ms), fmt::format("{:.0f}", k.inserts_per_s_before),
+         fmt::format("{:.0f}", k.inserts_per_s_after), fmt::format("{:.3f}", k.misses_after),
+         fmt::format("{:.2f}", k.disk_kib_after), fmt::format("{:.0f}", k.wal_bytes_per_insert),
+         pg ? fmt::format("{:.3f}", k.fpi_per_insert) : std::string("-"), percent(k.leaf_fill),
+         human_bytes(static_cast<double>(k.index_bytes))});
+  print_out("{}",
+            format_table({"kind", "column", "knee at", "leaves memory at", "p50 before",
+                          "p50 after", "after/before", "mean before", "mean after", "p99 after",
+                          "inserts/s before", "inserts/s after", "misses/insert", "disk KiB/insert",
+                          "WAL B/insert", "FPI/insert", "leaf fill", "index"},
+                         sum));
   for (KeyKind random : {KeyKind::uuid4, KeyKind::uuid4_text}) {
     const MemoryKindResult* x = r.of(random);
     if (!x) continue;
     for (KeyKind ordered : {KeyKind::uuid7, KeyKind::snowflake, KeyKind::ulid}) {
       const MemoryKindResult* y = r.of(ordered);
       if (!y) continue;
-      fmt::print(
-          "{} against {} after: p50 {}, mean {}, p99 {}, inserts/s {} slower; WAL/insert {}, index {}{}\n",
+      print_out(
+          "{} against {} after: p50 {}, mean {}, p99 {}, inserts/s {} slower; WAL/insert {}, index "
+          "{}{}\n",
           info(random).name, info(ordered).name, ratio(x->p50_after_ms, y->p50_after_ms),
           ratio(x->mean_after_ms, y->mean_after_ms), ratio(x->p99_after_ms, y->p99_after_ms),
           ratio(y->inserts_per_s_after, x->inserts_per_s_after),
@@ -149,7 +155,7 @@ void print_text(const MemoryLabResult& r) {
     }
   }
   if (!r.writers.empty()) {
-    fmt::print("\nWriters (keys in memory, one row a transaction each): inserts/s\n");
+    print_out("\nWriters (keys in memory, one row a transaction each): inserts/s\n");
     std::vector<std::string> head{"kind"};
     for (const auto& p : r.writers.front().points) head.push_back(std::to_string(p.writers));
     head.push_back("most/1");
@@ -164,7 +170,7 @@ void print_text(const MemoryLabResult& r) {
       row.push_back(w.points.empty() ? "-" : ratio(best, w.points.front().inserts_per_s));
       rows.push_back(std::move(row));
     }
-    fmt::print("{}", format_table(head, rows));
+    print_out("{}", format_table(head, rows));
   }
 }
 
@@ -186,8 +192,8 @@ void write_svg(const MemoryLabResult& r, const std::string& path) {
        [](const MemoryWindow& w) { return w.mean_ms; }, true, false},
       {"Single-row insert p99 latency (log scale)", "p99 ms", true,
        [](const MemoryWindow& w) { return w.p99_ms; }, true, false},
-      {"Inserts/s per window", "inserts/s", false, [](const MemoryWindow& w) { return w.inserts_per_s; },
-       true, false},
+      {"Inserts/s per window", "inserts/s", false,
+       [](const MemoryWindow& w) { return w.inserts_per_s; }, true, false},
       {"KiB read from storage per insert (the engine's processes)", "KiB/insert", false,
        [](const MemoryWindow& w) { return w.disk_kib_per_insert; }, true, false},
       {"Pages read into the engine's own cache per insert", "misses/insert", false,
@@ -195,7 +201,8 @@ void write_svg(const MemoryLabResult& r, const std::string& path) {
       {"WAL / redo bytes per insert", "bytes/insert", false,
        [](const MemoryWindow& w) { return w.wal_bytes_per_insert; }, false, false},
       {"Index size; dashed: the index outgrows the memory it can be cached in", "MiB", false,
-       [](const MemoryWindow& w) { return static_cast<double>(w.index_bytes) / 1048576.0; }, false, true},
+       [](const MemoryWindow& w) { return static_cast<double>(w.index_bytes) / 1048576.0; }, false,
+       true},
   };
   for (const Metric& m : metrics) {
     LinePanel panel{m.title, "rows in the table", m.unit, {}};
@@ -209,9 +216,11 @@ void write_svg(const MemoryLabResult& r, const std::string& path) {
         series.y.push_back(m.get(w));
       }
       panel.series.push_back(std::move(series));
-      if (m.knee && k.knee_rows) panel.markers.push_back({static_cast<double>(*k.knee_rows), name + " knee", i});
+      if (m.knee && k.knee_rows)
+        panel.markers.push_back({static_cast<double>(*k.knee_rows), name + " knee", i});
       if (m.crossing && k.crossing_rows)
-        panel.markers.push_back({static_cast<double>(*k.crossing_rows), name + " index > memory", i});
+        panel.markers.push_back(
+            {static_cast<double>(*k.crossing_rows), name + " index > memory", i});
     }
     chart.add(panel);
   }
@@ -240,7 +249,8 @@ void add_memory_options(CLI::App& cmd, MemoryArgs& a) {
                  "of its own in a memory "
                  "cgroup; stops with one line if no cgroup can be made");
   cmd.add_option("--report", a.report,
-                 "Print the tables (and --svg chart) of a recorded memory-limited run from its --json file; runs nothing");
+                 "Print the tables (and --svg chart) of a recorded memory-limited run from its "
+                 "--json file; runs nothing");
   cmd.add_option("--windows", a.windows, "With --memory-mb: windows the rows are measured in")
       ->check(CLI::Range(2u, 1000u))
       ->capture_default_str();
@@ -275,7 +285,10 @@ void add_memory_options(CLI::App& cmd, MemoryArgs& a) {
 void run_db_memory(const MemoryArgs& a) {
   if (!a.report.empty()) {
     std::ifstream in(a.report);
-    if (!in) throw CommandFailure{"--report '" + a.report + "': no such file (a JSON file from 'idforge lab db --memory-mb M --json')"};
+    if (!in)
+      throw CommandFailure{
+          "--report '" + a.report +
+          "': no such file (a JSON file from 'idforge lab db --memory-mb M --json')"};
     std::stringstream text;
     text << in.rdbuf();
     MemoryLabResult r;
@@ -285,8 +298,10 @@ void run_db_memory(const MemoryArgs& a) {
       throw CommandFailure{"--report '" + a.report + "': " + e.what()};
     }
     if (!a.svg.empty()) write_svg(r, a.svg);
-    if (a.json) fmt::print("{}\n", memory_lab_json(r));
-    else print_text(r);
+    if (a.json)
+      print_out("{}\n", memory_lab_json(r));
+    else
+      print_text(r);
     return;
   }
   MemoryLabOptions o;
@@ -306,7 +321,7 @@ void run_db_memory(const MemoryArgs& a) {
   o.port = a.port;
   o.parent_dir = a.data_dir;
   o.synchronous_commit = a.sync_commit;
-  if (!a.quiet) o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (!a.quiet) o.progress = [](const std::string& line) { note(line); };
   g_stop = false;
   o.should_stop = [] { return g_stop.load(); };
   StopSignals signals;
@@ -318,7 +333,7 @@ void run_db_memory(const MemoryArgs& a) {
   }
   if (!a.svg.empty()) write_svg(r, a.svg);
   if (a.json) {
-    fmt::print("{}\n", memory_lab_json(r));
+    print_out("{}\n", memory_lab_json(r));
     return;
   }
   print_text(r);
