@@ -14,6 +14,8 @@ void add_gen_snowflake(CLI::App& gen);
 void add_gen_uuid(CLI::App& gen);
 /// `idforge gen typeid`, `gen ksuid`
 void add_gen_relatives(CLI::App& gen);
+/// `idforge gen token`: random tokens for secrets
+void add_gen_token(CLI::App& gen);
 /// `idforge inspect ID...`
 void add_inspect_command(CLI::App& app);
 /// `idforge convert ID... --to FORM`
@@ -41,5 +43,7 @@ void add_lab_btree(CLI::App& lab);
 void add_lab_db(CLI::App& lab);
 /// `idforge lab cost`
 void add_lab_cost(CLI::App& lab);
+/// `idforge advise`: which ID scheme for a situation (built with IDFORGE_BUILD_LAB)
+void add_advise_command(CLI::App& app);
 
 }  // namespace idforge::cli

@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
     idforge::cli::add_gen_snowflake(*gen);
     idforge::cli::add_gen_uuid(*gen);
     idforge::cli::add_gen_relatives(*gen);
+    idforge::cli::add_gen_token(*gen);
     idforge::cli::add_inspect_command(app);
     idforge::cli::add_convert_command(app);
     idforge::cli::add_layout_command(app);
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IDFORGE_HAVE_LAB
     idforge::cli::add_lab_command(app);
+    idforge::cli::add_advise_command(app);
 #endif
 #ifdef IDFORGE_HAVE_TICKET
     idforge::cli::add_seq_command(app);
