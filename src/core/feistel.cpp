@@ -50,9 +50,13 @@ std::uint64_t Feistel::round_function(int round, std::uint64_t x, unsigned in_bi
   // Little-endian bytes, only as many as the part has: a 31- or 32-bit part is 4 bytes,
   // which SipHash takes in its final block alone (6 SipRounds rather than 8).
   unsigned char in[8];
-  for (int k = 0; k < 8; ++k) in[k] = static_cast<unsigned char>(x >> (8 * k));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(in, &x, 8);
+  } else {
+    for (int k = 0; k < 8; ++k) in[k] = static_cast<unsigned char>(x >> (8 * k));
+  }
   unsigned char out[8];
-  crypto_shorthash(out, in, (in_bits + 7) / 8, keys_[round]);
+  crypto_shorthash_siphash24(out, in, (in_bits + 7) / 8, keys_[round]);
   std::uint64_t y;
   std::memcpy(&y, out, 8);
   if constexpr (std::endian::native == std::endian::big) y = __builtin_bswap64(y);

@@ -17,12 +17,10 @@ constexpr std::size_t kTagDigits = 3;
 struct Alphabet {
   const char* chars;
   unsigned size;
-  std::uint64_t tag_modulus;  // size^3
   detail::DihedralCheck check;
   std::array<std::int8_t, 256> digit;  // -1 outside the alphabet
 
-  constexpr Alphabet(const char* c, unsigned n)
-      : chars(c), size(n), tag_modulus(std::uint64_t{n} * n * n), check(n), digit{} {
+  constexpr Alphabet(const char* c, unsigned n) : chars(c), size(n), check(n), digit{} {
     for (auto& d : digit) d = -1;
     for (unsigned i = 0; i < n; ++i)
       digit[static_cast<unsigned char>(c[i])] = static_cast<std::int8_t>(i);
@@ -31,6 +29,18 @@ struct Alphabet {
 
 constexpr Alphabet kBase58("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz", 58);
 constexpr Alphabet kBase62("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", 62);
+
+// x / size, x % size and x % size^3 for the two alphabet sizes, each branch dividing by a
+// constant (a multiply and a shift rather than a divide instruction).
+constexpr std::uint64_t div_a(std::uint64_t x, unsigned size) noexcept {
+  return size == 58 ? x / 58 : x / 62;
+}
+constexpr unsigned mod_a(std::uint64_t x, unsigned size) noexcept {
+  return static_cast<unsigned>(size == 58 ? x % 58 : x % 62);
+}
+constexpr std::uint64_t mod_tag(std::uint64_t x, unsigned size) noexcept {
+  return size == 58 ? x % (58 * 58 * 58) : x % (62 * 62 * 62);
+}
 
 const Alphabet& alphabet_of(PublicAlphabet a) noexcept {
   return a == PublicAlphabet::base62 ? kBase62 : kBase58;
@@ -67,6 +77,42 @@ bool masked_of(MaskMode mode, u128 n, MaskValue& out) noexcept {
       return true;
   }
   return false;
+}
+
+// Writes n as `count` base-A digits at d, most significant first. 128-bit division is a
+// library call, so it runs once per 10 digits (A^10 < 2^63) and the rest is 64-bit
+// arithmetic by a constant (a multiply, not a divide).
+template <unsigned A>
+void write_digits(u128 n, std::uint8_t* d, std::size_t count) noexcept {
+  constexpr std::uint64_t kChunk = [] {
+    std::uint64_t c = 1;
+    for (int k = 0; k < 10; ++k) c *= A;
+    return c;
+  }();
+  std::size_t i = count;
+  while (i > 0) {
+    std::uint64_t chunk;
+    std::size_t take = i;
+    if (n >> 64) {
+      chunk = static_cast<std::uint64_t>(n % kChunk);
+      n /= kChunk;
+      take = 10;
+    } else {
+      chunk = static_cast<std::uint64_t>(n);
+      n = 0;
+    }
+    for (std::size_t k = 0; k < take && i > 0; ++k) {
+      d[--i] = static_cast<std::uint8_t>(chunk % A);
+      chunk /= A;
+    }
+  }
+}
+
+void write_digits(u128 n, const Alphabet& a, std::uint8_t* d, std::size_t count) noexcept {
+  if (a.size == 58)
+    write_digits<58>(n, d, count);
+  else
+    write_digits<62>(n, d, count);
 }
 
 bool mode_of_length(std::size_t n, MaskMode& mode) noexcept {
@@ -126,16 +172,12 @@ MaskFault write_public_id(const MaskKey& key, MaskMode mode, MaskValue value,
   const Alphabet& a = alphabet_of(alphabet);
   const std::size_t body = body_digits(mode), size = public_id_size(mode);
   std::uint8_t d[kMaxPublicIdSize];
-  u128 n = body_number(mode, masked);
-  for (std::size_t i = body; i-- > 0;) {
-    d[i] = static_cast<std::uint8_t>(n % a.size);
-    n /= a.size;
-  }
-  std::uint64_t t = key.tag(mode, masked) % a.tag_modulus;
-  const unsigned key_digit = static_cast<unsigned>((key.id() + t) % a.size);
+  write_digits(body_number(mode, masked), a, d, body);
+  std::uint64_t t = mod_tag(key.tag(mode, masked), a.size);
+  const unsigned key_digit = mod_a(key.id() + t, a.size);
   for (std::size_t i = body + kTagDigits; i-- > body;) {
-    d[i] = static_cast<std::uint8_t>(t % a.size);
-    t /= a.size;
+    d[i] = static_cast<std::uint8_t>(mod_a(t, a.size));
+    t = div_a(t, a.size);
   }
   d[size - 2] = static_cast<std::uint8_t>(key_digit);
   d[size - 1] = static_cast<std::uint8_t>(a.check.check_digit(d, size - 1));
@@ -179,11 +221,11 @@ PublicIdStatus read_public_id(const MaskKeyring& keys, std::string_view text,
   if (!masked_of(mode, n, info.masked)) return {MaskFault::not_ours, 0};
   std::uint64_t t = 0;
   for (std::size_t i = body; i < body + kTagDigits; ++i) t = t * a.size + d[i];
-  info.key_id = static_cast<unsigned>((d[size - 2] + a.size - t % a.size) % a.size);
+  info.key_id = mod_a(d[size - 2] + a.size - mod_a(t, a.size), a.size);
   out = info;  // mode, key ID and masked value, also for the two faults below
   const MaskKey* key = keys.find(info.key_id);
   if (!key) return {MaskFault::unknown_key, size - 2};
-  if (key->tag(mode, info.masked) % a.tag_modulus != t) return {MaskFault::not_ours, body};
+  if (mod_tag(key->tag(mode, info.masked), a.size) != t) return {MaskFault::not_ours, body};
   if (key->unmask(mode, info.masked, out.value) != MaskFault::ok) return {MaskFault::not_ours, 0};
   return {};
 }

@@ -133,6 +133,16 @@ TEST(PublicId, TheCheckGroupHasVerhoeffsPropertyForBothAlphabets) {
       unsigned x = d;
       for (std::size_t k = 0; k < 40; ++k, x = g.sigma(x)) ASSERT_EQ(g.sigma_pow(d, k), x);
     }
+    // Check digits of texts shorter and longer than the tables make valid texts.
+    std::mt19937 rng(size);
+    for (std::size_t len : {1u, 15u, 30u, 31u, 32u, 45u}) {
+      std::vector<std::uint8_t> d(len + 1);
+      for (std::size_t k = 0; k < len; ++k) d[k] = static_cast<std::uint8_t>(rng() % size);
+      d[len] = static_cast<std::uint8_t>(g.check_digit(d.data(), len));
+      EXPECT_TRUE(g.valid(d.data(), len + 1)) << size << " " << len;
+      d[len / 2] = static_cast<std::uint8_t>((d[len / 2] + 1) % size);
+      EXPECT_FALSE(g.valid(d.data(), len + 1)) << size << " " << len;
+    }
   }
 }
 

@@ -30,29 +30,40 @@ class DihedralCheck {
   /// For an alphabet of `size` characters; size = 2n with n odd and size <= 64 (58 and 62
   /// qualify).
   constexpr explicit DihedralCheck(unsigned size) noexcept : n_(size / 2) {
+    for (unsigned a = 0; a < 2 * n_; ++a)
+      for (unsigned b = 0; b < 2 * n_; ++b)
+        table_[a][b] = static_cast<std::uint8_t>(multiply(a, b));
     for (unsigned d = 0; d < 2 * n_; ++d) {
       unsigned x = d;
-      for (std::size_t k = 0; k < kTablePowers; ++k, x = sigma(x))
+      unsigned y = d;
+      for (std::size_t k = 0; k < kTablePowers; ++k, x = sigma(x), y = sigma_inverse(y)) {
         powers_[k][d] = static_cast<std::uint8_t>(x);
+        inverse_powers_[k][d] = static_cast<std::uint8_t>(y);
+      }
     }
   }
 
   /// The group product a * b.
   constexpr unsigned multiply(unsigned a, unsigned b) const noexcept {
-    // (s^f r^i)(s^g r^j) = s^(f+g) r^((g ? -i : i) + j), since r^i s = s r^-i
-    const unsigned f = a >= n_, i = a % n_, g = b >= n_, j = b % n_;
-    const unsigned k = ((g ? n_ - i : i) + j) % n_;
-    return ((f ^ g) ? n_ : 0) + k;
+    // (s^f r^i)(s^g r^j) = s^(f+g) r^((g ? -i : i) + j), since r^i s = s r^-i. Operands are
+    // below 2n, so "mod n" is one conditional subtraction (no division on the hot path).
+    const bool f = a >= n_, g = b >= n_;
+    const unsigned i = f ? a - n_ : a, j = g ? b - n_ : b;
+    unsigned k = (g ? (i == 0 ? 0 : n_ - i) : i) + j;
+    if (k >= n_) k -= n_;
+    return (f != g ? n_ : 0) + k;
   }
   /// The inverse of a: rotations invert their angle, reflections are their own inverse.
-  constexpr unsigned inverse(unsigned a) const noexcept { return a >= n_ ? a : (n_ - a) % n_; }
+  constexpr unsigned inverse(unsigned a) const noexcept { return a >= n_ || a == 0 ? a : n_ - a; }
   /// sigma(r^i) = s r^i, sigma(s r^i) = r^(1-i).
   constexpr unsigned sigma(unsigned d) const noexcept {
     return d < n_ ? n_ + d : (n_ + 1 - (d - n_)) % n_;
   }
   /// sigma^-1.
   constexpr unsigned sigma_inverse(unsigned d) const noexcept {
-    return d >= n_ ? d - n_ : n_ + (n_ + 1 - d) % n_;
+    if (d >= n_) return d - n_;
+    const unsigned i = n_ + 1 - d;  // 2..n+1
+    return n_ + (i >= n_ ? i - n_ : i);
   }
   /// sigma applied k times.
   constexpr unsigned sigma_pow(unsigned d, std::size_t k) const noexcept {
@@ -66,6 +77,7 @@ class DihedralCheck {
     const unsigned p = product(digits, len);
     // p * sigma^L(c) = e  =>  c = sigma^-L(p^-1)
     unsigned c = inverse(p);
+    if (len < kTablePowers) return inverse_powers_[len][c];
     for (std::size_t k = 0; k < len; ++k) c = sigma_inverse(c);
     return c;
   }
@@ -77,12 +89,15 @@ class DihedralCheck {
  private:
   constexpr unsigned product(const std::uint8_t* digits, std::size_t len) const noexcept {
     unsigned p = 0;  // e = r^0
-    for (std::size_t k = 0; k < len; ++k) p = multiply(p, sigma_pow(digits[k], k));
+    // Table lookups: the branches of multiply() mispredict on random digits.
+    for (std::size_t k = 0; k < len; ++k) p = table_[p][sigma_pow(digits[k], k)];
     return p;
   }
 
   unsigned n_;
+  std::array<std::array<std::uint8_t, kMaxSize>, kMaxSize> table_{};
   std::array<std::array<std::uint8_t, kMaxSize>, kTablePowers> powers_{};
+  std::array<std::array<std::uint8_t, kMaxSize>, kTablePowers> inverse_powers_{};
 };
 
 }  // namespace idforge::detail
