@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "idforge/detail/feistel.hpp"
@@ -120,5 +122,25 @@ class MaskKey {
   detail::Feistel u63_, u122_, u128_;
   unsigned char tag_key_[16] = {};
 };
+
+// ---------------------------------------------------------------------------------------
+// Values as text, the same for the command line and the service
+
+/// A value and the mode it belongs to.
+struct MaskInput {
+  MaskMode mode = MaskMode::u63;
+  MaskValue value;
+};
+
+/// Reads an internal value: decimal digits are u63 (1..2^63-1); a UUID in any text form
+/// (idforge/uuid.hpp) is v7_as_v4 when it is a UUIDv7, else u128. A given mode overrides
+/// the choice, and the text must suit it. Throws ParseError naming the text and the rule.
+MaskInput parse_mask_input(std::string_view text, std::optional<MaskMode> mode = std::nullopt);
+/// Reads a masked value (no key ID, no check): decimal digits are u63; a UUID is v7_as_v4
+/// when it is version 4 with the RFC 9562 variant, else u128. A u128 result looks like a
+/// v4 1 time in 64, so u128 values read back need mode u128 given. Throws ParseError.
+MaskInput parse_masked_input(std::string_view text, std::optional<MaskMode> mode = std::nullopt);
+/// A value's text: decimal for u63, the canonical UUID otherwise.
+std::string format_mask_value(MaskMode mode, MaskValue value);
 
 }  // namespace idforge

@@ -22,9 +22,9 @@
 
 namespace idforge {
 
-/// The variable that holds keyring entries themselves.
+/// The variable that holds keyring entries themselves (read when no file is named).
 inline constexpr const char* kMaskKeysEnv = "IDFORGE_MASK_KEYS";
-/// The variable that names a keyring file (read when IDFORGE_MASK_KEYS is unset).
+/// The variable that names a keyring file; a file wins over IDFORGE_MASK_KEYS.
 inline constexpr const char* kMaskKeyFileEnv = "IDFORGE_MASK_KEY_FILE";
 
 class MaskKeyring {
@@ -35,7 +35,7 @@ class MaskKeyring {
   static MaskKeyring parse(std::string_view text, std::string_view source);
   /// Reads and parses a keyring file. Throws Error(errc::key_error) when it cannot be read.
   static MaskKeyring load_file(const std::string& path);
-  /// From IDFORGE_MASK_KEYS, else from the file IDFORGE_MASK_KEY_FILE names; lookup reads a
+  /// From the file IDFORGE_MASK_KEY_FILE names, else from IDFORGE_MASK_KEYS; lookup reads a
   /// variable (the process environment by default). Throws Error(errc::key_error) saying
   /// how to give a key when neither is set.
   static MaskKeyring from_environment(

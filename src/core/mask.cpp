@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <string>
 
@@ -211,6 +212,74 @@ std::uint64_t MaskKey::tag(MaskMode mode, MaskValue masked) const noexcept {
   std::memcpy(&t, out, 8);
   if constexpr (std::endian::native == std::endian::big) t = __builtin_bswap64(t);
   return t;
+}
+
+// ---------------------------------------------------------------------------------------
+// Values as text
+
+namespace {
+
+bool all_digits(std::string_view t) noexcept {
+  if (t.empty()) return false;
+  for (char c : t)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// Where the version digit (the 13th hex digit) of a parsed UUID text sits, for messages.
+std::size_t version_position(std::string_view text) noexcept {
+  std::size_t i = text.size() == 45 ? 9 : 0, seen = 0;  // urn:uuid: holds a hex 'd'
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (hex && ++seen == 13) return i;
+  }
+  return 0;
+}
+
+MaskInput read_value(std::string_view text, std::optional<MaskMode> mode,
+                     unsigned auto_uuid_version, const char* what) {
+  if (all_digits(text)) {
+    if (mode && *mode != MaskMode::u63)
+      throw ParseError(
+          what, text, 0,
+          std::string("a number is a u63 value; mode ") + to_string(*mode) + " takes a UUID");
+    std::uint64_t v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || v == 0 || v > kMaskMaxU63)
+      throw ParseError(what, text, 0, "a u63 value is from 1 to 9223372036854775807");
+    return {MaskMode::u63, {0, v}};
+  }
+  Uuid u;
+  const UuidParseStatus st = parse_uuid(text, u);
+  if (!st.ok())
+    throw ParseError(what, text, st.position,
+                     std::string("neither a number (u63) nor a UUID: ") + st.reason);
+  const MaskValue v = MaskValue::of(u);
+  if (mode == MaskMode::u63) throw ParseError(what, text, 0, "mode u63 takes a number, not a UUID");
+  const MaskMode m = mode                                           ? *mode
+                     : detail::is_rfc_version(v, auto_uuid_version) ? MaskMode::v7_as_v4
+                                                                    : MaskMode::u128;
+  if (m == MaskMode::v7_as_v4 && !detail::is_rfc_version(v, auto_uuid_version))
+    throw ParseError(what, text, version_position(text),
+                     "mode v7 takes a UUID of version " + std::to_string(auto_uuid_version) +
+                         " with the RFC 9562 variant; this one has version " +
+                         std::to_string(u.version()) + ", variant " + to_string(u.variant()));
+  return {m, v};
+}
+
+}  // namespace
+
+MaskInput parse_mask_input(std::string_view text, std::optional<MaskMode> mode) {
+  return read_value(text, mode, 7, "value to mask");
+}
+
+MaskInput parse_masked_input(std::string_view text, std::optional<MaskMode> mode) {
+  return read_value(text, mode, 4, "masked value");
+}
+
+std::string format_mask_value(MaskMode mode, MaskValue value) {
+  return mode == MaskMode::u63 ? std::to_string(value.low) : value.to_uuid().to_string();
 }
 
 }  // namespace idforge

@@ -133,11 +133,12 @@ MaskKeyring MaskKeyring::from_environment(
     const char* v = std::getenv(name);
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
+  // A file wins, as the service's mask-key-file setting (also IDFORGE_MASK_KEY_FILE) does.
+  if (auto file = get(kMaskKeyFileEnv); file && !file->empty()) return load_file(*file);
   if (auto keys = get(kMaskKeysEnv); keys && !keys->empty()) {
     Wipe wipe{*keys};
     return parse(*keys, kMaskKeysEnv);
   }
-  if (auto file = get(kMaskKeyFileEnv); file && !file->empty()) return load_file(*file);
   throw Error(errc::key_error,
               std::string("no mask key: set ") + kMaskKeysEnv + " to ID:SECRET entries or " +
                   kMaskKeyFileEnv +

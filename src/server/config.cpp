@@ -75,6 +75,7 @@ const std::vector<SettingInfo>& settings() {
         {"web-root", "Folder served at / (default: web/dist of the source tree or the install share dir)"},
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
         {"sequence-store", "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
+        {"mask-key-file", "Keyring file for /v1/mask and /v1/unmask (keys themselves: IDFORGE_MASK_KEYS)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -99,6 +100,7 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     else c.node = parse_number<std::uint64_t>(key, v, 0, (std::uint64_t{1} << 31) - 1);
   } else if (key == "lease-store") c.lease_store = v;
   else if (key == "sequence-store") c.sequence_store = v;
+  else if (key == "mask-key-file") c.mask_key_file = v;
   else if (key == "token") c.token = v;
   else if (key == "rate-limit") c.rate_limit = parse_rate(key, v);
   else if (key == "rate-burst") c.rate_burst = parse_rate(key, v);

@@ -105,7 +105,7 @@ TEST(MaskKeyring, LoadsAFileAndNamesItInErrors) {
   }
 }
 
-TEST(MaskKeyring, EnvironmentTakesKeysFirstThenAFileThenSaysHowToGiveOne) {
+TEST(MaskKeyring, EnvironmentTakesAFileFirstThenKeysThenSaysHowToGiveOne) {
   const TempFile f(counting_line(5));
   std::map<std::string, std::string> env;
   const auto lookup = [&env](const char* name) -> std::optional<std::string> {
@@ -120,14 +120,14 @@ TEST(MaskKeyring, EnvironmentTakesKeysFirstThenAFileThenSaysHowToGiveOne) {
     EXPECT_NE(std::string(e.what()).find("IDFORGE_MASK_KEYS"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("IDFORGE_MASK_KEY_FILE"), std::string::npos) << e.what();
   }
-  env["IDFORGE_MASK_KEY_FILE"] = f.path.string();
-  EXPECT_EQ(MaskKeyring::from_environment(lookup).primary().id(), 5u);
   env["IDFORGE_MASK_KEYS"] = descending_line(6) + "," + counting_line(5);
   const auto ring = MaskKeyring::from_environment(lookup);
   EXPECT_EQ(ring.ids(), (std::vector<unsigned>{6, 5}));
   EXPECT_EQ(ring.source(), "IDFORGE_MASK_KEYS");
-  env["IDFORGE_MASK_KEYS"] = "";  // empty counts as unset
-  EXPECT_EQ(MaskKeyring::from_environment(lookup).primary().id(), 5u);
+  env["IDFORGE_MASK_KEY_FILE"] = f.path.string();  // a file wins, as the service's setting does
+  EXPECT_EQ(MaskKeyring::from_environment(lookup).ids(), (std::vector<unsigned>{5}));
+  env["IDFORGE_MASK_KEY_FILE"] = "";  // empty counts as unset
+  EXPECT_EQ(MaskKeyring::from_environment(lookup).primary().id(), 6u);
 }
 
 TEST(MaskKeyring, AtNamesAMissingKeyAndTheKeysHeld) {
