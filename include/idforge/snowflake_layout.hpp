@@ -36,7 +36,7 @@ struct LayoutFields {
   std::int64_t tick_ms = 1;               ///< 1..86'400'000 (one day)
   std::int64_t epoch_ms = 1288834974657;  ///< Unix ms, >= 0 and not after now
   FieldOrder order = FieldOrder::time_node_sequence;
-  bool is_signed = true;                  ///< true: 63 usable bits; false: all 64
+  bool is_signed = true;  ///< true: 63 usable bits; false: all 64
 };
 
 /// A validated layout with its shifts and masks precomputed. Cheap to copy.
@@ -121,12 +121,12 @@ Layout parse_layout(std::string_view spec);
 
 /// What a layout can do, for `idforge layout`.
 struct LayoutFacts {
-  std::uint64_t nodes;               ///< distinct node IDs
-  std::uint64_t ids_per_tick;        ///< per node
-  double max_ids_per_second;         ///< per node
-  std::int64_t time_runs_out_ms;     ///< Unix ms of the first tick the time field cannot hold
-  std::int64_t js_safe_until_ms;     ///< Unix ms after which some IDs exceed 2^53
-  double years_of_time;              ///< length of the time field in years (365.25 days)
+  std::uint64_t nodes;            ///< distinct node IDs
+  std::uint64_t ids_per_tick;     ///< per node
+  double max_ids_per_second;      ///< per node
+  std::int64_t time_runs_out_ms;  ///< Unix ms of the first tick the time field cannot hold
+  std::int64_t js_safe_until_ms;  ///< Unix ms from which some IDs reach 2^53 (above 2^53 - 1)
+  double years_of_time;           ///< length of the time field in years (365.25 days)
 };
 /// Computes LayoutFacts; pure.
 LayoutFacts describe(const Layout& layout) noexcept;

@@ -1,6 +1,8 @@
 // `idforge gen snowflake`: print IDs, one a line.
 #include <fmt/core.h>
 
+#include <charconv>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -9,7 +11,10 @@
 #include "commands.hpp"
 #include "idforge/int_codec.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 #ifdef IDFORGE_HAVE_COORD
+#include "idforge/coord/lease_url.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #endif
 
@@ -22,19 +27,20 @@ struct SnowflakeArgs {
   std::optional<std::string> node;  // a number, or "auto" (lease one from lease_store)
   std::optional<std::uint64_t> datacenter, worker;
   std::string lease_store = "file:.data/leases";
+  bool lease_store_given = false;
   std::string format = "dec";
 };
 
 std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
   if (a.node) {
-    std::size_t used = 0;
-    std::uint64_t n = 0;
-    try {
-      n = std::stoull(*a.node, &used);
-    } catch (const std::exception&) {
-    }
-    if (used == 0 || used != a.node->size() || (*a.node)[0] == '-')
+    if (a.node->empty() || a.node->find_first_not_of("0123456789") != std::string::npos)
       throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'"};
+    std::uint64_t n = 0;
+    const char* end = a.node->data() + a.node->size();
+    const auto [p, ec] = std::from_chars(a.node->data(), end, n);
+    if (ec != std::errc{} || p != end)
+      throw CommandFailure{"--node '" + *a.node + "': out of range for layout '" + layout.name() +
+                           "' (0.." + std::to_string(layout.node_count() - 1) + ")"};
     return layout.check_node(n);
   }
   if (a.datacenter || a.worker) {
@@ -43,10 +49,34 @@ std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
     return layout.node_of(a.datacenter.value_or(0), a.worker.value_or(0));
   }
   throw CommandFailure{"no node ID: pass --node N, or --datacenter D --worker W (0.." +
-                       std::to_string(layout.node_count() - 1) + " for layout '" + layout.name() + "')"};
+                       std::to_string(layout.node_count() - 1) + " for layout '" + layout.name() +
+                       "')"};
+}
+
+// --lease-store names where --node auto leases from; with a fixed node it would be ignored,
+// which hides a typo or a wrong belief about what is coordinated. Refuse both.
+void check_lease_store(const SnowflakeArgs& a) {
+  if (!a.lease_store_given) return;
+#ifdef IDFORGE_HAVE_COORD
+  (void)coord::parse_lease_url(a.lease_store);  // a malformed URL is named first
+  if (a.node == "auto") return;
+  const std::string rule = "--lease-store '" + a.lease_store + "' is used only with --node auto";
+  if (a.node)
+    throw CommandFailure{rule + "; --node " + *a.node +
+                         " is fixed and leases nothing: drop one of them"};
+  if (a.datacenter || a.worker)
+    throw CommandFailure{
+        rule + "; --datacenter/--worker name a fixed node and lease nothing: drop one of them"};
+  throw CommandFailure{rule + ": add --node auto"};
+#else
+  throw CommandFailure{
+      "--lease-store '" + a.lease_store +
+      "': this build has no lease support (IDFORGE_BUILD_COORD); use a fixed --node"};
+#endif
 }
 
 void run_snowflake(const SnowflakeArgs& a) {
+  check_lease_store(a);
   const Layout layout = layout_from_option(a.layout);
   const bool json = a.format == "json";
   const IntEncoding enc = json ? IntEncoding::decimal : parse_int_encoding(a.format);
@@ -54,10 +84,12 @@ void run_snowflake(const SnowflakeArgs& a) {
 #ifdef IDFORGE_HAVE_COORD
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
   if (a.node == "auto") {
-    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(a.lease_store), layout);
+    leased = std::make_unique<coord::LeasedSnowflakeGenerator>(
+        coord::open_lease_store(a.lease_store), layout);
   } else
 #else
-  if (a.node == "auto") throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
+  if (a.node == "auto")
+    throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
 #endif
   {
     fixed = std::make_unique<SnowflakeGenerator>(layout, node_from(a, layout));
@@ -83,7 +115,7 @@ void run_snowflake(const SnowflakeArgs& a) {
         out += '\n';
       }
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_out(out);
     left -= n;
   }
 }
@@ -99,16 +131,26 @@ CLI::App* add_gen_command(CLI::App& app) {
 void add_gen_snowflake(CLI::App& gen) {
   auto args = std::make_shared<SnowflakeArgs>();
   CLI::App* cmd = gen.add_subcommand("snowflake", "64-bit time-ordered IDs for one node");
-  cmd->add_option("-n,--count", args->count, "How many IDs")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
-  cmd->add_option("--layout", args->layout, "Preset (twitter, discord, sonyflake, instagram, baidu) or spec")
+  cmd->add_option("-n,--count", args->count, "How many IDs")->transform(whole_number(1, kMaxCount));
+  cmd->add_option("--layout", args->layout,
+                  "Preset (twitter, discord, sonyflake, instagram, baidu) or spec")
       ->capture_default_str();
   auto* node = cmd->add_option("--node", args->node,
                                "Node ID (datacenter and worker together), or 'auto' to lease one");
-  cmd->add_option("--lease-store", args->lease_store,
-                  "With --node auto: file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
-      ->capture_default_str();
-  auto* dc = cmd->add_option("--datacenter", args->datacenter, "Datacenter, for layouts that split the node");
-  auto* worker = cmd->add_option("--worker", args->worker, "Worker inside the datacenter");
+  cmd->add_option_function<std::string>(
+         "--lease-store",
+         [args](const std::string& v) {
+           args->lease_store = v;
+           args->lease_store_given = true;
+         },
+         "With --node auto: file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, "
+         "ordinal:HOST")
+      ->default_str(args->lease_store);
+  auto* dc = cmd->add_option("--datacenter", args->datacenter,
+                             "Datacenter, for layouts that split the node")
+                 ->transform(whole_number(0, std::numeric_limits<std::uint32_t>::max()));
+  auto* worker = cmd->add_option("--worker", args->worker, "Worker inside the datacenter")
+                     ->transform(whole_number(0, std::numeric_limits<std::uint32_t>::max()));
   node->excludes(dc)->excludes(worker);
   cmd->add_option("--format", args->format, "dec, hex, base32, base62 or json")
       ->check(CLI::IsMember({"dec", "hex", "base32", "base62", "json"}))

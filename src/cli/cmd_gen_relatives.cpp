@@ -8,9 +8,12 @@
 #include <memory>
 #include <string>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/ksuid.hpp"
 #include "idforge/typeid.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -41,7 +44,7 @@ void emit(std::uint64_t count, MakeLine make_line) {
   for (std::uint64_t i = 0; i < count; ++i) {
     make_line(out);
     if ((i + 1) % kChunk == 0 || i + 1 == count) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
+      write_out(out);
       out.clear();
     }
   }
@@ -72,8 +75,7 @@ void run_ksuid(const GenArgs& a) {
 
 CLI::App* add(CLI::App& gen, const char* name, const char* help, std::shared_ptr<GenArgs> args) {
   CLI::App* cmd = gen.add_subcommand(name, help);
-  cmd->add_option("-n,--count", args->count, "How many IDs")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  cmd->add_option("-n,--count", args->count, "How many IDs")->transform(whole_number(1, kMaxCount));
   cmd->add_option("--format", args->format, "text, hex or json")
       ->check(CLI::IsMember({"text", "hex", "json"}))
       ->capture_default_str();

@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/ulid_generator.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -74,7 +77,7 @@ void run(Kind kind, const GenArgs& a) {
         append(out, u, text, static_cast<std::size_t>(u.to_chars(text) - text), a.format,
                kind == Kind::uuid7, decompose_v7(u).unix_ms);
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_out(out);
     left -= n;
   }
 }
@@ -82,8 +85,7 @@ void run(Kind kind, const GenArgs& a) {
 void add(CLI::App& gen, const char* name, const char* help, Kind kind) {
   auto args = std::make_shared<GenArgs>();
   CLI::App* cmd = gen.add_subcommand(name, help);
-  cmd->add_option("-n,--count", args->count, "How many IDs")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+  cmd->add_option("-n,--count", args->count, "How many IDs")->transform(whole_number(1, kMaxCount));
   cmd->add_option("--format", args->format, "text, hex or json")
       ->check(CLI::IsMember({"text", "hex", "json"}))
       ->capture_default_str();

@@ -1,6 +1,7 @@
 // `idforge lab btree`: the B+ tree simulator, as seed 003's Demo 5 or at full scale.
 #include <fmt/core.h>
 
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,8 @@
 #include "idforge/lab/sim_run.hpp"
 #include "idforge/lab/svg_chart.hpp"
 #include "lab_output.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -54,33 +57,40 @@ void run_demo_cmd(const BtreeArgs& a) {
   if (a.fanout) o.fanout = a.fanout;
   o.keys = static_cast<std::uint32_t>(parse_count(a.n.value_or("12"), "--n", 100000));
   const auto runs = run_demo(o);
-  json out = {{"demo", "seed 003 demo 5"}, {"seed", o.seed}, {"keys", o.keys},
-              {"leaf_keys", o.leaf_keys}, {"fanout", o.fanout}, {"results", json::array()}};
+  json out = {{"demo", "seed 003 demo 5"}, {"seed", o.seed},     {"keys", o.keys},
+              {"leaf_keys", o.leaf_keys},  {"fanout", o.fanout}, {"results", json::array()}};
   std::string text = fmt::format("Demo 5: {} keys a kind, {} keys a leaf page, seed {}\n", o.keys,
                                  o.leaf_keys, o.seed);
   for (const DemoRun& r : runs) {
     json j = stats_json(r.kind, r.stats);
     j["keys_in_creation_order"] = json::array();
     for (const Key128& k : r.keys)
-      j["keys_in_creation_order"].push_back(r.kind == KeyKind::snowflake ? std::to_string(k.hi) : to_uuid_text(k));
+      j["keys_in_creation_order"].push_back(r.kind == KeyKind::snowflake ? std::to_string(k.hi)
+                                                                         : to_uuid_text(k));
     j["leaf_pages"] = json::array();
-    text += fmt::format("\n{}: {} leaves, {} splits, {} page writes, leaf fill {}\n", info(r.kind).name,
-                        r.stats.leaves, r.stats.splits(), r.stats.page_writes, percent(r.stats.leaf_fill));
+    text += fmt::format("\n{}: {} leaves, {} splits, {} page writes, leaf fill {}\n",
+                        info(r.kind).name, r.stats.leaves, r.stats.splits(), r.stats.page_writes,
+                        percent(r.stats.leaf_fill));
     for (std::size_t p = 0; p < r.leaves.size(); ++p) {
       const LeafView& leaf = r.leaves[p];
       std::string cells;
       for (std::size_t i = 0; i < o.leaf_keys; ++i)
         cells += i < leaf.created.size() ? fmt::format(" {:>2}", leaf.created[i]) : " __";
-      text += fmt::format("  p{} [{} ]  {} of {} slots used\n", p + 1, cells, leaf.keys.size(), o.leaf_keys);
-      json lj = {{"position", p + 1}, {"page", leaf.page}, {"created", leaf.created}, {"keys", json::array()}};
+      text += fmt::format("  p{} [{} ]  {} of {} slots used\n", p + 1, cells, leaf.keys.size(),
+                          o.leaf_keys);
+      json lj = {{"position", p + 1},
+                 {"page", leaf.page},
+                 {"created", leaf.created},
+                 {"keys", json::array()}};
       for (const Key128& k : leaf.keys)
         lj["keys"].push_back(r.kind == KeyKind::snowflake ? std::to_string(k.hi) : to_uuid_text(k));
       j["leaf_pages"].push_back(lj);
     }
     out["results"].push_back(j);
   }
-  text += "\nEach key is shown by its creation number (1 = first made). Page writes: 1 per insert,\n"
-          "3 for an insert that splits a page. Same seed, same keys, same tree (--seed N).\n";
+  text +=
+      "\nEach key is shown by its creation number (1 = first made). Page writes: 1 per insert,\n"
+      "3 for an insert that splits a page. Same seed, same keys, same tree (--seed N).\n";
   if (!a.svg.empty()) {
     SvgChart chart(fmt::format("Demo 5: {} keys, {} keys a leaf", o.keys, o.leaf_keys));
     BarPanel splits{"Page splits and page writes", "count", {}, {}, {}};
@@ -96,7 +106,7 @@ void run_demo_cmd(const BtreeArgs& a) {
     }
     write_file(a.svg, chart.add(splits).add(fill).render());
   }
-  fmt::print("{}", a.json ? out.dump(2) + "\n" : text);
+  print_out("{}", a.json ? json_text(out, 2) + "\n" : text);
 }
 
 void run_scale_cmd(const BtreeArgs& a) {
@@ -114,8 +124,12 @@ void run_scale_cmd(const BtreeArgs& a) {
   std::vector<SimResult> results;
   for (KeyKind k : kinds) results.push_back(run_simulation(k, o));
 
-  json out = {{"n", o.n}, {"page_bytes", o.page_bytes}, {"pool_pages", o.pool_pages},
-              {"rightmost_fill", o.rightmost_fill}, {"seed", o.keys.seed}, {"results", json::array()}};
+  json out = {{"n", o.n},
+              {"page_bytes", o.page_bytes},
+              {"pool_pages", o.pool_pages},
+              {"rightmost_fill", o.rightmost_fill},
+              {"seed", o.keys.seed},
+              {"results", json::array()}};
   std::vector<std::vector<std::string>> rows;
   for (const SimResult& r : results) {
     json j = stats_json(r.kind, r.stats);
@@ -134,17 +148,24 @@ void run_scale_cmd(const BtreeArgs& a) {
     rows.push_back({std::string(info(r.kind).name), std::to_string(info(r.kind).key_bytes),
                     std::to_string(r.config.leaf_capacity), std::to_string(r.stats.leaves),
                     std::to_string(r.stats.splits()), std::to_string(r.stats.page_writes),
-                    percent(r.stats.leaf_fill), percent(r.leaf_fill_mean), human_bytes(static_cast<double>(r.stats.index_bytes)),
-                    std::to_string(r.stats.pool_misses), fmt::format("{:.3f}", r.tenth_miss_rate.back()),
+                    percent(r.stats.leaf_fill), percent(r.leaf_fill_mean),
+                    human_bytes(static_cast<double>(r.stats.index_bytes)),
+                    std::to_string(r.stats.pool_misses),
+                    fmt::format("{:.3f}", r.tenth_miss_rate.back()),
                     fmt::format("{:.1f}M", r.inserts_per_s / 1e6)});
   }
   if (!a.svg.empty()) {
-    SvgChart chart(fmt::format("B+ tree simulator: {} keys a kind, {}-byte pages", o.n, o.page_bytes));
+    SvgChart chart(
+        fmt::format("B+ tree simulator: {} keys a kind, {}-byte pages", o.n, o.page_bytes));
     LinePanel speed{"Simulator speed per tenth of the keys", "keys inserted", "keys/s", {}};
-    LinePanel misses{"Buffer-pool misses per insert (" + std::to_string(o.pool_pages) + "-page LRU pool)",
-                     "keys inserted", "misses per insert", {}};
+    LinePanel misses{
+        "Buffer-pool misses per insert (" + std::to_string(o.pool_pages) + "-page LRU pool)",
+        "keys inserted",
+        "misses per insert",
+        {}};
     BarPanel size{"Index size", "bytes", {}, {}, {}};
-    BarPanel fill{"Leaf fill at the end (mean over the second half in the label)", "fill (%)", {}, {}, {}};
+    BarPanel fill{
+        "Leaf fill at the end (mean over the second half in the label)", "fill (%)", {}, {}, {}};
     for (const SimResult& r : results) {
       ChartSeries s{std::string(info(r.kind).name), {}, r.tenth_inserts_per_s};
       for (auto e : r.tenth_end) s.x.push_back(static_cast<double>(e));
@@ -163,42 +184,66 @@ void run_scale_cmd(const BtreeArgs& a) {
     write_file(a.svg, chart.render());
   }
   if (a.json) {
-    fmt::print("{}\n", out.dump(2));
+    print_out("{}\n", json_text(out, 2));
     return;
   }
-  fmt::print("B+ tree simulator: {} keys a kind, {}-byte pages, rightmost split keeps {}, pool {}\n\n", o.n,
-             o.page_bytes, percent(o.rightmost_fill),
-             o.pool_pages ? std::to_string(o.pool_pages) + " pages (LRU)" : std::string("unlimited"));
-  fmt::print("{}", format_table({"kind", "key B", "keys/leaf", "leaves", "splits", "page writes", "leaf fill",
-                                 "mean fill", "index size", "pool misses", "miss/insert (last 10%)", "sim keys/s"},
-                                rows));
-  fmt::print("\nKeys: snowflake from core's generator on a manual clock, the others from the lab's seeded\n"
-             "key models (see docs/INDEX-LAB.md). Mean fill: averaged over the second half of the run;\n"
-             "with random keys the fill swings in waves around ln 2 = 69.3% as leaves born together split together.\n");
+  print_out(
+      "B+ tree simulator: {} keys a kind, {}-byte pages, rightmost split keeps {}, pool {}\n\n",
+      o.n, o.page_bytes, percent(o.rightmost_fill),
+      o.pool_pages ? std::to_string(o.pool_pages) + " pages (LRU)" : std::string("unlimited"));
+  print_out("{}", format_table({"kind", "key B", "keys/leaf", "leaves", "splits", "page writes",
+                                "leaf fill", "mean fill", "index size", "pool misses",
+                                "miss/insert (last 10%)", "sim keys/s"},
+                               rows));
+  print_out(
+      "\nKeys: snowflake from core's generator on a manual clock, the others from the lab's "
+      "seeded\n"
+      "key models (see docs/INDEX-LAB.md). Mean fill: averaged over the second half of the run;\n"
+      "with random keys the fill swings in waves around ln 2 = 69.3% as leaves born together split "
+      "together.\n");
 }
 
 }  // namespace
 
 void add_lab_btree(CLI::App& lab) {
   auto a = std::make_shared<BtreeArgs>();
-  CLI::App* cmd = lab.add_subcommand("btree", "Simulate a B+ tree index: splits, page writes, leaf fill, pool misses");
+  CLI::App* cmd = lab.add_subcommand(
+      "btree", "Simulate a B+ tree index: splits, page writes, leaf fill, pool misses");
   cmd->add_flag("--demo", a->demo, "Seed 003's Demo 5: 12 keys, 4 keys a leaf, every leaf shown");
-  cmd->add_option("--kinds", a->kinds, "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all");
+  cmd->add_option("--kinds", a->kinds,
+                  "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all");
   cmd->add_option("-n,--n", a->n, "Keys a kind, 1e7 notation accepted (default 1000000; demo: 12)");
-  cmd->add_option("--page-bytes", a->page_bytes, "Page size in bytes")->check(CLI::Range(64u, 1u << 20))->capture_default_str();
-  cmd->add_option("--leaf-keys", a->leaf_keys, "Keys a leaf holds (overrides --page-bytes; demo: 4)")->check(CLI::Range(2u, 1u << 24));
-  cmd->add_option("--fanout", a->fanout, "Children an interior page holds (default: from --page-bytes; demo: 16)")->check(CLI::Range(3u, 1u << 24));
-  cmd->add_option("--entry-overhead", a->entry_overhead, "Bytes each index entry adds to its key")->check(CLI::Range(0u, 1u << 16));
-  cmd->add_option("--rightmost-fill", a->rightmost_fill, "Share a full rightmost page keeps when keys arrive at the right edge (1 = stays full; PostgreSQL 0.9)")
-      ->check(CLI::Range(0.01, 1.0))->capture_default_str();
-  cmd->add_option("--pool-pages", a->pool_pages, "LRU buffer pool size in pages (0 = unlimited)")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Seed of the key models (same seed, same keys)");
-  cmd->add_option("--keys-per-ms", a->keys_per_ms, "Keys made in each millisecond")->check(CLI::Range(1u, 1u << 22))->capture_default_str();
+  cmd->add_option("--page-bytes", a->page_bytes, "Page size in bytes")
+      ->transform(whole_number(64, 1u << 20))
+      ->capture_default_str();
+  cmd->add_option("--leaf-keys", a->leaf_keys,
+                  "Keys a leaf holds (overrides --page-bytes; demo: 4)")
+      ->transform(whole_number(2, 1u << 24));
+  cmd->add_option("--fanout", a->fanout,
+                  "Children an interior page holds (default: from --page-bytes; demo: 16)")
+      ->transform(whole_number(3, 1u << 24));
+  cmd->add_option("--entry-overhead", a->entry_overhead, "Bytes each index entry adds to its key")
+      ->transform(whole_number(0, 1u << 16));
+  cmd->add_option("--rightmost-fill", a->rightmost_fill,
+                  "Share a full rightmost page keeps when keys arrive at the right edge (1 = stays "
+                  "full; PostgreSQL 0.9)")
+      ->check(real_number(0.01, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--pool-pages", a->pool_pages, "LRU buffer pool size in pages (0 = unlimited)")
+      ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
+      ->capture_default_str();
+  cmd->add_option("--seed", a->seed, "Seed of the key models (same seed, same keys)")
+      ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()));
+  cmd->add_option("--keys-per-ms", a->keys_per_ms, "Keys made in each millisecond")
+      ->transform(whole_number(1, 1u << 22))
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
   cmd->add_option("--svg", a->svg, "Also write an SVG chart to this file");
   cmd->callback([a] {
-    if (a->demo) run_demo_cmd(*a);
-    else run_scale_cmd(*a);
+    if (a->demo)
+      run_demo_cmd(*a);
+    else
+      run_scale_cmd(*a);
   });
 }
 

@@ -1,6 +1,7 @@
 // `idforge lab db`: real inserts into SQLite, PostgreSQL or MariaDB, one table per key kind.
 #include <fmt/core.h>
 
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,8 @@
 #include "idforge/lab/db_bench.hpp"
 #include "idforge/lab/svg_chart.hpp"
 #include "lab_output.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -42,35 +45,50 @@ void run_db(const DbArgs& a) {
   if (!a.model_keys) o.make_source = [](KeyKind k) { return make_real_key_source(k); };
   // Real time order: many keys share a millisecond, as in a busy table.
   o.keys.keys_per_ms = 64;
-  if (!a.quiet) o.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (!a.quiet) o.progress = [](const std::string& line) { note(line); };
   const DbRunResult run = run_db_bench(o);
 
   json out = {{"engine", std::string(engine_name(run.engine))},
-              {"keys", a.model_keys ? "lab key models, seed " + std::to_string(a.seed) : std::string("core generators")}, {"server_version", run.server_version},
-              {"cache", run.cache_note}, {"page_bytes", run.page_bytes}, {"rows", o.rows},
-              {"batch", o.batch}, {"results", json::array()}};
+              {"keys", a.model_keys ? "lab key models, seed " + std::to_string(a.seed)
+                                    : std::string("core generators")},
+              {"server_version", run.server_version},
+              {"cache", run.cache_note},
+              {"page_bytes", run.page_bytes},
+              {"rows", o.rows},
+              {"batch", o.batch},
+              {"results", json::array()}};
   std::vector<std::vector<std::string>> rows;
   const DbKindResult* fastest = nullptr;
   for (const auto& r : run.results)
     if (!fastest || r.inserts_per_s > fastest->inserts_per_s) fastest = &r;
   for (const auto& r : run.results) {
-    json j = {{"kind", std::string(info(r.kind).name)}, {"column_type", r.column_type}, {"rows", r.rows},
-              {"seconds", r.seconds}, {"inserts_per_s", r.inserts_per_s}, {"index_bytes", r.index_bytes},
-              {"leaf_pages", r.leaf_pages}, {"leaf_fill", r.leaf_fill}, {"fill_method", r.fill_method},
+    json j = {{"kind", std::string(info(r.kind).name)},
+              {"column_type", r.column_type},
+              {"rows", r.rows},
+              {"seconds", r.seconds},
+              {"inserts_per_s", r.inserts_per_s},
+              {"index_bytes", r.index_bytes},
+              {"leaf_pages", r.leaf_pages},
+              {"leaf_fill", r.leaf_fill},
+              {"fill_method", r.fill_method},
               {"wal_bytes", r.wal_bytes ? json(*r.wal_bytes) : json(nullptr)},
-              {"wal_full_page_images", r.wal_full_page_images ? json(*r.wal_full_page_images) : json(nullptr)},
+              {"wal_full_page_images",
+               r.wal_full_page_images ? json(*r.wal_full_page_images) : json(nullptr)},
               {"tenths", json::array()}};
     for (std::size_t t = 0; t < r.tenth_end.size(); ++t)
-      j["tenths"].push_back({{"rows", r.tenth_end[t]}, {"inserts_per_s", r.tenth_inserts_per_s[t]}});
+      j["tenths"].push_back(
+          {{"rows", r.tenth_end[t]}, {"inserts_per_s", r.tenth_inserts_per_s[t]}});
     out["results"].push_back(j);
-    rows.push_back({std::string(info(r.kind).name), r.column_type, fmt::format("{:.0f}", r.inserts_per_s),
-                    fmt::format("{:.0f}", r.tenth_inserts_per_s.back()),
-                    fmt::format("{:.2f}", r.inserts_per_s / fastest->inserts_per_s),
-                    human_bytes(static_cast<double>(r.index_bytes)), std::to_string(r.leaf_pages),
-                    percent(r.leaf_fill), r.wal_bytes ? human_bytes(static_cast<double>(*r.wal_bytes)) : "-"});
+    rows.push_back(
+        {std::string(info(r.kind).name), r.column_type, fmt::format("{:.0f}", r.inserts_per_s),
+         fmt::format("{:.0f}", r.tenth_inserts_per_s.back()),
+         fmt::format("{:.2f}", r.inserts_per_s / fastest->inserts_per_s),
+         human_bytes(static_cast<double>(r.index_bytes)), std::to_string(r.leaf_pages),
+         percent(r.leaf_fill), r.wal_bytes ? human_bytes(static_cast<double>(*r.wal_bytes)) : "-"});
   }
   if (!a.svg.empty()) {
-    SvgChart chart(fmt::format("{}: {} rows a kind ({})", run.server_version, o.rows, run.cache_note.substr(0, 60)));
+    SvgChart chart(fmt::format("{}: {} rows a kind ({})", run.server_version, o.rows,
+                               run.cache_note.substr(0, 60)));
     LinePanel rate{"Insert rate per tenth of the rows", "rows inserted", "inserts/s", {}};
     BarPanel size{"Primary-key index size", "bytes", {}, {}, {}};
     BarPanel fill{"Leaf fill", "fill (%)", {}, {}, {}};
@@ -88,30 +106,43 @@ void run_db(const DbArgs& a) {
     write_file(a.svg, chart.add(rate).add(size).add(fill).render());
   }
   if (a.json) {
-    fmt::print("{}\n", out.dump(2));
+    print_out("{}\n", json_text(out, 2));
     return;
   }
-  fmt::print("{}, {} rows a kind in batches of {}, {}-byte pages\ncache: {}\n\n", run.server_version, o.rows,
-             o.batch, run.page_bytes, run.cache_note);
-  fmt::print("{}", format_table({"kind", "column", "inserts/s", "last 10%/s", "vs fastest", "index size",
-                                 "leaf pages", "leaf fill", "WAL"},
-                                rows));
-  if (!run.results.empty()) fmt::print("\nleaf fill: {}\n", run.results.front().fill_method);
+  print_out("{}, {} rows a kind in batches of {}, {}-byte pages\ncache: {}\n\n", run.server_version,
+            o.rows, o.batch, run.page_bytes, run.cache_note);
+  print_out("{}", format_table({"kind", "column", "inserts/s", "last 10%/s", "vs fastest",
+                                "index size", "leaf pages", "leaf fill", "WAL"},
+                               rows));
+  if (!run.results.empty()) print_out("\nleaf fill: {}\n", run.results.front().fill_method);
 }
 
 }  // namespace
 
 void add_lab_db(CLI::App& lab) {
   auto a = std::make_shared<DbArgs>();
-  CLI::App* cmd = lab.add_subcommand("db", "Insert rows into a real database, one table per key kind; measure rate, size, fill");
-  cmd->add_option("--engine", a->engine, "sqlite, postgres (IDFORGE_PG_URL) or mariadb (IDFORGE_MARIADB_URL)")->capture_default_str();
+  CLI::App* cmd = lab.add_subcommand(
+      "db", "Insert rows into a real database, one table per key kind; measure rate, size, fill");
+  cmd->add_option("--engine", a->engine,
+                  "sqlite, postgres (IDFORGE_PG_URL) or mariadb (IDFORGE_MARIADB_URL)")
+      ->capture_default_str();
   cmd->add_option("--rows", a->rows, "Rows a kind (1e6 notation accepted)")->capture_default_str();
-  cmd->add_option("--kinds", a->kinds, "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Rows a transaction")->check(CLI::Range(1u, 100000u))->capture_default_str();
-  cmd->add_option("--cache-mb", a->cache_mb, "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer pool; PostgreSQL: reported, needs a restart)");
-  cmd->add_option("--sqlite-dir", a->sqlite_dir, "Folder for the SQLite file (default $IDFORGE_DATA/lab)");
-  cmd->add_flag("--model-keys", a->model_keys, "Use the lab's seeded key models (repeatable) instead of core's generators");
-  cmd->add_option("--seed", a->seed, "Seed of the key models (with --model-keys)")->capture_default_str();
+  cmd->add_option("--kinds", a->kinds,
+                  "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all")
+      ->capture_default_str();
+  cmd->add_option("--batch", a->batch, "Rows a transaction")
+      ->transform(whole_number(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--cache-mb", a->cache_mb,
+                  "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer "
+                  "pool; PostgreSQL: reported, needs a restart)");
+  cmd->add_option("--sqlite-dir", a->sqlite_dir,
+                  "Folder for the SQLite file (default $IDFORGE_DATA/lab)");
+  cmd->add_flag("--model-keys", a->model_keys,
+                "Use the lab's seeded key models (repeatable) instead of core's generators");
+  cmd->add_option("--seed", a->seed, "Seed of the key models (with --model-keys)")
+      ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
+      ->capture_default_str();
   cmd->add_flag("--keep", a->keep, "Keep the tables afterwards");
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");

@@ -7,6 +7,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/time_format.hpp"
+#include "output.hpp"
+#include "printable.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -23,11 +25,13 @@ std::string when(std::int64_t unix_ms) {
 std::string field_line(const Layout& l) {
   std::string s = l.is_signed() ? "sign 1 | " : "";
   s += fmt::format("time {} ({} ms ticks)", l.time_bits(), l.tick_ms());
-  const std::string node = l.datacenter_bits() > 0
-                               ? fmt::format("datacenter {} | worker {}", l.datacenter_bits(), l.worker_bits())
-                               : fmt::format("node {}", l.worker_bits());
+  const std::string node =
+      l.datacenter_bits() > 0
+          ? fmt::format("datacenter {} | worker {}", l.datacenter_bits(), l.worker_bits())
+          : fmt::format("node {}", l.worker_bits());
   const std::string seq = fmt::format("sequence {}", l.sequence_bits());
-  s += l.order() == FieldOrder::time_node_sequence ? " | " + node + " | " + seq : " | " + seq + " | " + node;
+  s += l.order() == FieldOrder::time_node_sequence ? " | " + node + " | " + seq
+                                                   : " | " + seq + " | " + node;
   return s;
 }
 
@@ -51,19 +55,20 @@ void run_layout(const LayoutArgs& a) {
     j["time_runs_out"] = when(f.time_runs_out_ms);
     j["years"] = f.years_of_time;
     j["js_safe_until"] = when(f.js_safe_until_ms);
-    fmt::print("{}\n", j.dump());
+    print_out("{}\n", json_text(j));
     return;
   }
-  fmt::print("layout      {}\n", l.name());
-  fmt::print("spec        {}\n", l.to_spec());
-  fmt::print("fields      {}\n", field_line(l));
-  fmt::print("epoch       {}\n", format_iso8601_ms(l.epoch_ms()));
-  fmt::print("nodes       {}\n", f.nodes);
-  fmt::print("per tick    {} IDs per node\n", f.ids_per_tick);
-  fmt::print("max rate    {:.0f} IDs/s per node, {:.0f} IDs/s over all nodes\n", f.max_ids_per_second,
-             f.max_ids_per_second * static_cast<double>(f.nodes));
-  fmt::print("time ends   {} ({:.1f} years after the epoch)\n", when(f.time_runs_out_ms), f.years_of_time);
-  fmt::print("JS-safe     until {} (IDs stay below 2^53 until then)\n", when(f.js_safe_until_ms));
+  print_out("layout      {}\n", printable(l.name()));
+  print_out("spec        {}\n", printable(l.to_spec()));
+  print_out("fields      {}\n", field_line(l));
+  print_out("epoch       {}\n", format_iso8601_ms(l.epoch_ms()));
+  print_out("nodes       {}\n", f.nodes);
+  print_out("per tick    {} IDs per node\n", f.ids_per_tick);
+  print_out("max rate    {:.0f} IDs/s per node, {:.0f} IDs/s over all nodes\n",
+            f.max_ids_per_second, f.max_ids_per_second * static_cast<double>(f.nodes));
+  print_out("time ends   {} ({:.1f} years after the epoch)\n", when(f.time_runs_out_ms),
+            f.years_of_time);
+  print_out("JS-safe     until {} (IDs stay below 2^53 until then)\n", when(f.js_safe_until_ms));
 }
 
 }  // namespace

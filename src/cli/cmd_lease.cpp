@@ -13,6 +13,9 @@
 #include "commands.hpp"
 #include "idforge/coord/lease_keeper.hpp"
 #include "idforge/time_format.hpp"
+#include "option_checks.hpp"
+#include "output.hpp"
+#include "printable.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -36,7 +39,8 @@ int wait_for_signal(const sigset_t& set, std::optional<double> hold_s) {
     sigwait(&set, &sig);
     return sig;
   }
-  timespec ts{static_cast<time_t>(*hold_s), static_cast<long>((*hold_s - static_cast<time_t>(*hold_s)) * 1e9)};
+  timespec ts{static_cast<time_t>(*hold_s),
+              static_cast<long>((*hold_s - static_cast<time_t>(*hold_s)) * 1e9)};
   for (;;) {
     const int sig = sigtimedwait(&set, nullptr, &ts);
     if (sig >= 0 || errno != EINTR) return sig < 0 ? 0 : sig;
@@ -54,21 +58,29 @@ void run_acquire(const LeaseArgs& a) {
   keeper.start();
   const coord::Lease& l = keeper.acquired();
   if (a.format == "json") {
-    nlohmann::json j{{"node", l.node}, {"datacenter", l.datacenter}, {"worker", l.worker},
-                     {"holder", l.holder}, {"store", a.store}, {"since_ms", l.since_unix_ms},
-                     {"high_water_ms", l.high_water_unix_ms == coord::kNoMark ? nlohmann::json() : nlohmann::json(l.high_water_unix_ms)}};
-    fmt::print("{}\n", j.dump());
+    nlohmann::json j{{"node", l.node},
+                     {"datacenter", l.datacenter},
+                     {"worker", l.worker},
+                     {"holder", l.holder},
+                     {"store", a.store},
+                     {"since_ms", l.since_unix_ms},
+                     {"high_water_ms", l.high_water_unix_ms == coord::kNoMark
+                                           ? nlohmann::json()
+                                           : nlohmann::json(l.high_water_unix_ms)}};
+    print_out("{}\n", json_text(j));
   } else {
-    fmt::print("node {} (datacenter {}, worker {}) held from {} by {}; earlier high-water mark {}\n", l.node,
-               l.datacenter, l.worker, a.store, l.holder, time_or_dash(l.high_water_unix_ms));
+    print_out("node {} (datacenter {}, worker {}) held from {} by {}; earlier high-water mark {}\n",
+              l.node, l.datacenter, l.worker, printable(a.store), printable(l.holder),
+              time_or_dash(l.high_water_unix_ms));
   }
-  std::fflush(stdout);
+  flush_out();  // whoever waits for the node number reads it now, not at exit
   const int sig = wait_for_signal(set, a.hold_s);
   const coord::KeeperStatus st = keeper.status();
   keeper.release();
-  if (st.lost) throw CommandFailure{"lost the lease on node " + std::to_string(l.node) + ": " + st.last_error};
-  fmt::print(stderr, "idforge: released node {} after {} renewals{}\n", l.node, st.renewals,
-             sig ? fmt::format(" (signal {})", sig) : "");
+  if (st.lost)
+    throw CommandFailure{"lost the lease on node " + std::to_string(l.node) + ": " + st.last_error};
+  note(fmt::format("idforge: released node {} after {} renewals{}", l.node, st.renewals,
+                   sig ? fmt::format(" (signal {})", sig) : ""));
 }
 
 void run_list(const LeaseArgs& a) {
@@ -78,27 +90,40 @@ void run_list(const LeaseArgs& a) {
   if (a.format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : rows)
-      out.push_back({{"node", r.node}, {"datacenter", r.datacenter}, {"worker", r.worker}, {"holder", r.holder},
-                     {"pid", r.pid}, {"host", r.host}, {"since_ms", r.since_unix_ms},
-                     {"high_water_ms", r.high_water_unix_ms == coord::kNoMark ? nlohmann::json() : nlohmann::json(r.high_water_unix_ms)},
+      out.push_back({{"node", r.node},
+                     {"datacenter", r.datacenter},
+                     {"worker", r.worker},
+                     {"holder", r.holder},
+                     {"pid", r.pid},
+                     {"host", r.host},
+                     {"since_ms", r.since_unix_ms},
+                     {"high_water_ms", r.high_water_unix_ms == coord::kNoMark
+                                           ? nlohmann::json()
+                                           : nlohmann::json(r.high_water_unix_ms)},
                      {"ttl_left_ms", r.ttl_left_ms}});
-    fmt::print("{}\n", out.dump());
+    print_out("{}\n", json_text(out));
     return;
   }
-  fmt::print("{:>6} {:>3} {:>6}  {:<34} {:>8}  {:<24}  {:<24}  {}\n", "node", "dc", "worker", "holder", "pid",
-             "since", "high-water mark", "ttl left");
+  print_out("{:>6} {:>3} {:>6}  {:<34} {:>8}  {:<24}  {:<24}  {}\n", "node", "dc", "worker",
+            "holder", "pid", "since", "high-water mark", "ttl left");
   for (const auto& r : rows)
-    fmt::print("{:>6} {:>3} {:>6}  {:<34} {:>8}  {:<24}  {:<24}  {}\n", r.node, r.datacenter, r.worker, r.holder,
-               r.pid, time_or_dash(r.since_unix_ms), time_or_dash(r.high_water_unix_ms),
-               r.ttl_left_ms < 0 ? std::string("-") : fmt::format("{} ms", r.ttl_left_ms));
-  fmt::print("{} node ID{} held in {}\n", rows.size(), rows.size() == 1 ? "" : "s", a.store);
+    print_out("{:>6} {:>3} {:>6}  {:<34} {:>8}  {:<24}  {:<24}  {}\n", r.node, r.datacenter,
+              r.worker, printable(r.holder), r.pid, time_or_dash(r.since_unix_ms),
+              time_or_dash(r.high_water_unix_ms),
+              r.ttl_left_ms < 0 ? std::string("-") : fmt::format("{} ms", r.ttl_left_ms));
+  print_out("{} node ID{} held in {}\n", rows.size(), rows.size() == 1 ? "" : "s",
+            printable(a.store));
 }
 
 void add_common(CLI::App* cmd, LeaseArgs& a) {
-  cmd->add_option("--store", a.store, "file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
+  cmd->add_option("--store", a.store,
+                  "file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
       ->capture_default_str();
-  cmd->add_option("--layout", a.layout, "Preset or spec whose node IDs are leased")->capture_default_str();
-  cmd->add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--layout", a.layout, "Preset or spec whose node IDs are leased")
+      ->capture_default_str();
+  cmd->add_option("--format", a.format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -107,14 +132,17 @@ void add_lease_command(CLI::App& app) {
   CLI::App* lease = app.add_subcommand("lease", "Node-ID leases: hold one, or list who holds what");
   lease->require_subcommand(1);
   auto acquire_args = std::make_shared<LeaseArgs>();
-  CLI::App* acquire = lease->add_subcommand("acquire", "Acquire a node ID, print it, hold it (renewing) until "
-                                                       "--hold ends or SIGINT/SIGTERM, then release it");
+  CLI::App* acquire = lease->add_subcommand("acquire",
+                                            "Acquire a node ID, print it, hold it (renewing) until "
+                                            "--hold ends or SIGINT/SIGTERM, then release it");
   add_common(acquire, *acquire_args);
-  acquire->add_option("--hold", acquire_args->hold_s, "Seconds to hold it (default: until a signal)")
-      ->check(CLI::Range(0.0, 31'536'000.0));
+  acquire
+      ->add_option("--hold", acquire_args->hold_s, "Seconds to hold it (default: until a signal)")
+      ->check(real_number(0.0, 31'536'000.0));
   acquire->callback([acquire_args] { run_acquire(*acquire_args); });
   auto list_args = std::make_shared<LeaseArgs>();
-  CLI::App* list = lease->add_subcommand("list", "Show held node IDs: holder, pid, host, since, high-water mark");
+  CLI::App* list = lease->add_subcommand(
+      "list", "Show held node IDs: holder, pid, host, since, high-water mark");
   add_common(list, *list_args);
   list->callback([list_args] { run_list(*list_args); });
 }

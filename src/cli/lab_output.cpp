@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "cli_support.hpp"
 
@@ -42,14 +45,17 @@ std::string human_bytes(double b) {
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
 }
 
-std::string percent(double f) { return fmt::format("{:.1f}%", f * 100); }
+std::string percent(double f) {
+  return fmt::format("{:.1f}%", f * 100);
+}
 
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], r[c].size());
   auto line = [&](const std::vector<std::string>& r, bool is_header) {
     std::string s;
     for (std::size_t c = 0; c < width.size(); ++c) {
@@ -63,10 +69,29 @@ std::string format_table(const std::vector<std::string>& header,
   };
   std::string out = line(header, true);
   std::string rule;
-  for (std::size_t c = 0; c < width.size(); ++c) rule += (c ? "  " : "") + std::string(width[c], '-');
+  for (std::size_t c = 0; c < width.size(); ++c)
+    rule += (c ? "  " : "") + std::string(width[c], '-');
   out += rule + "\n";
   for (const auto& r : rows) out += line(r, false);
   return out;
+}
+
+std::string read_file(const std::string& path, const std::string& option) {
+  const auto fail = [&](const std::string& why) {
+    return CommandFailure{option + " '" + path + "': " + why};
+  };
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw fail(ec.message());
+  if (!std::filesystem::is_regular_file(status)) throw fail("not a regular file");
+  // stdio rather than a stream: a read error keeps its errno instead of an ios_base::failure.
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw fail(std::string("cannot open: ") + std::strerror(errno));
+  std::string content;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) content.append(buf, n);
+  if (std::ferror(f.get())) throw fail(std::string("cannot read: ") + std::strerror(errno));
+  return content;
 }
 
 void write_file(const std::string& path, const std::string& content) {

@@ -22,6 +22,10 @@ std::string percent(double fraction);
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
 
+/// The whole content of the regular file at path; a failure (missing, a folder, unreadable)
+/// is a CommandFailure naming the option, the path and the reason.
+std::string read_file(const std::string& path, const std::string& option);
+
 /// Writes content to path; a failure is a CommandFailure naming the path and the reason.
 void write_file(const std::string& path, const std::string& content);
 

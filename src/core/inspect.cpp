@@ -28,8 +28,10 @@ const InspectField* Inspection::field(std::string_view name) const noexcept {
 
 Inspection inspect_snowflake(std::string_view text, const InspectOptions& options) {
   IntEncoding enc = IntEncoding::decimal;
-  if (options.encoding) enc = *options.encoding;
-  else if (text.starts_with("0x") || text.starts_with("0X")) enc = IntEncoding::hex;
+  if (options.encoding)
+    enc = *options.encoding;
+  else if (text.starts_with("0x") || text.starts_with("0X"))
+    enc = IntEncoding::hex;
   const std::uint64_t v = decode_u64(text, enc);
   const Layout& layout = options.layout;
   const SnowflakeParts p = decompose(layout, Snowflake(v));
@@ -51,7 +53,8 @@ Inspection inspect_snowflake(std::string_view text, const InspectOptions& option
   out.fields.push_back({"hex", encode_u64(v, IntEncoding::hex), std::nullopt});
   out.fields.push_back({"base32", encode_u64(v, IntEncoding::base32), std::nullopt});
   out.fields.push_back({"base62", encode_u64(v, IntEncoding::base62), std::nullopt});
-  out.fields.push_back({"js_safe", v <= (std::uint64_t{1} << 53) ? "true" : "false", std::nullopt});
+  // Number.MAX_SAFE_INTEGER is 2^53 - 1: 2^53 itself is shared with 2^53 + 1 once in a double.
+  out.fields.push_back({"js_safe", v < (std::uint64_t{1} << 53) ? "true" : "false", std::nullopt});
   return out;
 }
 
@@ -65,10 +68,14 @@ bool looks_like_uuid(std::string_view s) {
     case 32:
       return std::all_of(s.begin(), s.end(),
                          [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
-    case 36: return s[8] == '-' || s[13] == '-';
-    case 38: return s.front() == '{';
-    case 45: return s[3] == ':' && s[8] == ':';
-    default: return false;
+    case 36:
+      return s[8] == '-' || s[13] == '-';
+    case 38:
+      return s.front() == '{';
+    case 45:
+      return s[3] == ':' && s[8] == ':';
+    default:
+      return false;
   }
 }
 

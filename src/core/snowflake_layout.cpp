@@ -24,11 +24,16 @@ std::string bits_sum(const LayoutFields& f) {
 void check_range(const LayoutFields& f, const char* field, std::int64_t v, std::int64_t lo,
                  std::int64_t hi) {
   if (v < lo || v > hi)
-    invalid(f, std::string(field) + " is " + std::to_string(v) + ", must be " +
-                   std::to_string(lo) + ".." + std::to_string(hi));
+    invalid(f, std::string(field) + " is " + std::to_string(v) + ", must be " + std::to_string(lo) +
+                   ".." + std::to_string(hi));
 }
 
-std::int64_t system_now_ms() { return SystemClock::instance().now_ns() / 1'000'000; }
+// 9999-12-31T23:59:59.999Z, the last instant a four-digit ISO-8601 year can write.
+constexpr std::int64_t kLastIsoMs = 253'402'300'799'999;
+
+std::int64_t system_now_ms() {
+  return SystemClock::instance().now_ns() / 1'000'000;
+}
 
 }  // namespace
 
@@ -59,23 +64,28 @@ Layout Layout::make(const LayoutFields& f, std::int64_t now_unix_ms) {
                    (f.is_signed ? "signed layout has 63 usable bits (the sign bit stays 0)"
                                 : "unsigned layout has 64 bits"));
   if (f.epoch_ms < 0)
-    invalid(f, "epoch " + std::to_string(f.epoch_ms) + " ms is before 1970-01-01T00:00:00.000Z");
+    invalid(f, "epoch " + std::to_string(f.epoch_ms) +
+                   " ms is before 1970-01-01T00:00:00.000Z: the epoch must be a date from 1970 on");
   if (f.epoch_ms > now_unix_ms)
     throw Error(errc::epoch_in_future,
-                "layout '" + f.name + "': epoch " + format_iso8601_ms(f.epoch_ms) + " (" +
-                    std::to_string(f.epoch_ms) + " ms) is after now " +
+                "layout '" + f.name + "': epoch " +
+                    (f.epoch_ms > kLastIsoMs ? std::string("after 9999-12-31")
+                                             : format_iso8601_ms(f.epoch_ms)) +
+                    " (" + std::to_string(f.epoch_ms) + " ms) is after now " +
                     format_iso8601_ms(now_unix_ms) + "; IDs would need negative time");
   return Layout(f);
 }
 
-Layout Layout::make(const LayoutFields& f) { return make(f, system_now_ms()); }
+Layout Layout::make(const LayoutFields& f) {
+  return make(f, system_now_ms());
+}
 
 std::uint64_t Layout::check_node(std::uint64_t node) const {
   if (node >= node_count())
-    throw Error(errc::node_out_of_range,
-                "node ID " + std::to_string(node) + " out of range: layout '" + name() + "' has " +
-                    std::to_string(node_bits()) + " node bits, so 0.." +
-                    std::to_string(node_count() - 1));
+    throw Error(errc::node_out_of_range, "node ID " + std::to_string(node) +
+                                             " out of range: layout '" + name() + "' has " +
+                                             std::to_string(node_bits()) + " node bits, so 0.." +
+                                             std::to_string(node_count() - 1));
   return node;
 }
 
@@ -83,27 +93,25 @@ std::uint64_t Layout::node_of(std::uint64_t datacenter, std::uint64_t worker) co
   const std::uint64_t dc_max = (std::uint64_t{1} << datacenter_bits()) - 1;
   const std::uint64_t w_max = (std::uint64_t{1} << worker_bits()) - 1;
   if (datacenter > dc_max)
-    throw Error(errc::node_out_of_range,
-                "datacenter " + std::to_string(datacenter) + " out of range: layout '" + name() +
-                    "' has " + std::to_string(datacenter_bits()) + " datacenter bits, so 0.." +
-                    std::to_string(dc_max));
+    throw Error(errc::node_out_of_range, "datacenter " + std::to_string(datacenter) +
+                                             " out of range: layout '" + name() + "' has " +
+                                             std::to_string(datacenter_bits()) +
+                                             " datacenter bits, so 0.." + std::to_string(dc_max));
   if (worker > w_max)
     throw Error(errc::node_out_of_range,
-                "worker " + std::to_string(worker) + " out of range: layout '" + name() +
-                    "' has " + std::to_string(worker_bits()) + " worker bits, so 0.." +
-                    std::to_string(w_max));
+                "worker " + std::to_string(worker) + " out of range: layout '" + name() + "' has " +
+                    std::to_string(worker_bits()) + " worker bits, so 0.." + std::to_string(w_max));
   return (datacenter << worker_bits()) | worker;
 }
 
 std::string Layout::to_spec() const {
-  std::string s = "name=" + f_.name + ",time=" + std::to_string(f_.time_bits) +
-                  ",dc=" + std::to_string(f_.datacenter_bits) +
-                  ",worker=" + std::to_string(f_.worker_bits) +
-                  ",seq=" + std::to_string(f_.sequence_bits) +
-                  ",tick=" + std::to_string(f_.tick_ms) + "ms" +
-                  ",epoch=" + std::to_string(f_.epoch_ms) + ",order=" +
-                  (f_.order == FieldOrder::time_node_sequence ? "time-node-seq" : "time-seq-node") +
-                  (f_.is_signed ? ",signed" : ",unsigned");
+  std::string s =
+      "name=" + f_.name + ",time=" + std::to_string(f_.time_bits) +
+      ",dc=" + std::to_string(f_.datacenter_bits) + ",worker=" + std::to_string(f_.worker_bits) +
+      ",seq=" + std::to_string(f_.sequence_bits) + ",tick=" + std::to_string(f_.tick_ms) + "ms" +
+      ",epoch=" + std::to_string(f_.epoch_ms) +
+      ",order=" + (f_.order == FieldOrder::time_node_sequence ? "time-node-seq" : "time-seq-node") +
+      (f_.is_signed ? ",signed" : ",unsigned");
   return s;
 }
 
@@ -120,14 +128,29 @@ bool operator==(const Layout& a, const Layout& b) noexcept {
 
 namespace presets {
 namespace {
-Layout preset(const LayoutFields& f) { return Layout::make(f, std::numeric_limits<std::int64_t>::max()); }
+Layout preset(const LayoutFields& f) {
+  return Layout::make(f, std::numeric_limits<std::int64_t>::max());
+}
 }  // namespace
 
-Layout twitter() { return preset({"twitter", 41, 5, 5, 12, 1, 1288834974657, FieldOrder::time_node_sequence, true}); }
-Layout discord() { return preset({"discord", 42, 5, 5, 12, 1, 1420070400000, FieldOrder::time_node_sequence, false}); }
-Layout sonyflake() { return preset({"sonyflake", 39, 0, 16, 8, 10, 1409529600000, FieldOrder::time_sequence_node, true}); }
-Layout instagram() { return preset({"instagram", 41, 0, 13, 10, 1, 1314220021721, FieldOrder::time_node_sequence, false}); }
-Layout baidu() { return preset({"baidu", 28, 0, 22, 13, 1000, 1463702400000, FieldOrder::time_node_sequence, true}); }
+Layout twitter() {
+  return preset({"twitter", 41, 5, 5, 12, 1, 1288834974657, FieldOrder::time_node_sequence, true});
+}
+Layout discord() {
+  return preset({"discord", 42, 5, 5, 12, 1, 1420070400000, FieldOrder::time_node_sequence, false});
+}
+Layout sonyflake() {
+  return preset(
+      {"sonyflake", 39, 0, 16, 8, 10, 1409529600000, FieldOrder::time_sequence_node, true});
+}
+Layout instagram() {
+  return preset(
+      {"instagram", 41, 0, 13, 10, 1, 1314220021721, FieldOrder::time_node_sequence, false});
+}
+Layout baidu() {
+  return preset(
+      {"baidu", 28, 0, 22, 13, 1000, 1463702400000, FieldOrder::time_node_sequence, true});
+}
 
 const std::vector<std::string>& names() {
   static const std::vector<std::string> n{"twitter", "discord", "sonyflake", "instagram", "baidu"};
@@ -156,8 +179,8 @@ struct SpecParser {
     std::int64_t out = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
     if (ec != std::errc{} || p != v.data() + v.size() || v.empty())
-      fail(pos + (p - v.data()), "value of '" + std::string(key) + "' must be a whole number, got '" +
-                                     std::string(v) + "'");
+      fail(pos + (p - v.data()), "value of '" + std::string(key) +
+                                     "' must be a whole number, got '" + std::string(v) + "'");
     return out;
   }
   std::int64_t tick(std::string_view v, std::size_t pos) const {
@@ -170,6 +193,10 @@ struct SpecParser {
     return number(v, pos, "tick") * scale;
   }
   std::int64_t epoch(std::string_view v, std::size_t pos) const {
+    // "-1" is neither form; say what an epoch may be rather than how ISO-8601 parsing failed.
+    if (v.starts_with('-'))
+      fail(pos, "epoch must be a date from 1970-01-01 on (Unix ms >= 0 or ISO-8601 UTC), got '" +
+                    std::string(v) + "'");
     if (!v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos)
       return number(v, pos, "epoch");
     try {
@@ -203,25 +230,39 @@ struct SpecParser {
       } else {
         const std::string_view key = tok.substr(0, eq), val = tok.substr(eq + 1);
         const std::size_t vpos = start + eq + 1;
-        if (key == "time") f.time_bits = static_cast<int>(number(val, vpos, key));
-        else if (key == "dc" || key == "datacenter") f.datacenter_bits = static_cast<int>(number(val, vpos, key));
-        else if (key == "worker") f.worker_bits = static_cast<int>(number(val, vpos, key));
-        else if (key == "node") f.worker_bits = static_cast<int>(number(val, vpos, key)), f.datacenter_bits = 0;
-        else if (key == "seq" || key == "sequence") f.sequence_bits = static_cast<int>(number(val, vpos, key));
-        else if (key == "tick") f.tick_ms = tick(val, vpos);
-        else if (key == "epoch") f.epoch_ms = epoch(val, vpos);
-        else if (key == "name") f.name = std::string(val);
+        if (key == "time")
+          f.time_bits = static_cast<int>(number(val, vpos, key));
+        else if (key == "dc" || key == "datacenter")
+          f.datacenter_bits = static_cast<int>(number(val, vpos, key));
+        else if (key == "worker")
+          f.worker_bits = static_cast<int>(number(val, vpos, key));
+        else if (key == "node")
+          f.worker_bits = static_cast<int>(number(val, vpos, key)), f.datacenter_bits = 0;
+        else if (key == "seq" || key == "sequence")
+          f.sequence_bits = static_cast<int>(number(val, vpos, key));
+        else if (key == "tick")
+          f.tick_ms = tick(val, vpos);
+        else if (key == "epoch")
+          f.epoch_ms = epoch(val, vpos);
+        else if (key == "name")
+          f.name = std::string(val);
         else if (key == "order") {
-          if (val == "time-node-seq") f.order = FieldOrder::time_node_sequence;
-          else if (val == "time-seq-node") f.order = FieldOrder::time_sequence_node;
-          else fail(vpos, "order must be time-node-seq or time-seq-node, got '" + std::string(val) + "'");
+          if (val == "time-node-seq")
+            f.order = FieldOrder::time_node_sequence;
+          else if (val == "time-seq-node")
+            f.order = FieldOrder::time_sequence_node;
+          else
+            fail(vpos,
+                 "order must be time-node-seq or time-seq-node, got '" + std::string(val) + "'");
         } else {
           fail(start, "unknown key '" + std::string(key) +
                           "' (known: time, dc, worker, node, seq, tick, epoch, order, name, "
                           "signed, unsigned)");
         }
-        if (key == "name") explicit_name = true;
-        else modified = true;
+        if (key == "name")
+          explicit_name = true;
+        else
+          modified = true;
       }
       first = false;
       start = end + 1;
@@ -234,20 +275,25 @@ struct SpecParser {
 }  // namespace
 
 Layout parse_layout(std::string_view spec, std::int64_t now_unix_ms) {
-  if (spec.empty()) throw ParseError("layout spec", spec, 0, "empty; give a preset or key=value pairs");
+  if (spec.empty())
+    throw ParseError("layout spec", spec, 0, "empty; give a preset or key=value pairs");
   return Layout::make(SpecParser{spec}.parse(), now_unix_ms);
 }
 
-Layout parse_layout(std::string_view spec) { return parse_layout(spec, system_now_ms()); }
+Layout parse_layout(std::string_view spec) {
+  return parse_layout(spec, system_now_ms());
+}
 
 LayoutFacts describe(const Layout& l) noexcept {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   LayoutFacts facts{};
   facts.nodes = l.node_count();
   facts.ids_per_tick = l.ids_per_tick();
-  facts.max_ids_per_second = static_cast<double>(l.ids_per_tick()) * 1000.0 / static_cast<double>(l.tick_ms());
+  facts.max_ids_per_second =
+      static_cast<double>(l.ids_per_tick()) * 1000.0 / static_cast<double>(l.tick_ms());
   const auto ticks_to_ms = [&](std::uint64_t ticks) -> std::int64_t {
-    const auto room = static_cast<std::uint64_t>(kMax - l.epoch_ms()) / static_cast<std::uint64_t>(l.tick_ms());
+    const auto room =
+        static_cast<std::uint64_t>(kMax - l.epoch_ms()) / static_cast<std::uint64_t>(l.tick_ms());
     return ticks > room ? kMax : l.epoch_ms() + static_cast<std::int64_t>(ticks) * l.tick_ms();
   };
   const std::uint64_t tick_count = l.max_tick() + 1;  // time_bits <= 63, so no overflow
@@ -257,10 +303,11 @@ LayoutFacts describe(const Layout& l) noexcept {
     facts.js_safe_until_ms = l.epoch_ms();
   } else {
     const std::uint64_t safe_ticks = std::uint64_t{1} << (53 - l.time_shift());
-    facts.js_safe_until_ms = safe_ticks >= tick_count ? facts.time_runs_out_ms : ticks_to_ms(safe_ticks);
+    facts.js_safe_until_ms =
+        safe_ticks >= tick_count ? facts.time_runs_out_ms : ticks_to_ms(safe_ticks);
   }
-  facts.years_of_time = static_cast<double>(tick_count) * static_cast<double>(l.tick_ms()) /
-                        (365.25 * 86'400'000.0);
+  facts.years_of_time =
+      static_cast<double>(tick_count) * static_cast<double>(l.tick_ms()) / (365.25 * 86'400'000.0);
   return facts;
 }
 

@@ -13,7 +13,8 @@ namespace {
 using test::run_idforge;
 
 TEST(CliGenSnowflake, PrintsNIncreasingIdsWithTheGivenNode) {
-  const auto r = run_idforge({"gen", "snowflake", "-n", "5000", "--datacenter", "1", "--worker", "5"});
+  const auto r =
+      run_idforge({"gen", "snowflake", "-n", "5000", "--datacenter", "1", "--worker", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = r.lines();
   ASSERT_EQ(lines.size(), 5000u);
@@ -47,10 +48,12 @@ TEST(CliGenSnowflake, EncodingsDecodeBackThroughInspect) {
 }
 
 TEST(CliGenSnowflake, OtherPresetsAndSpecs) {
-  const auto r = run_idforge({"gen", "snowflake", "--layout", "sonyflake", "--node", "65535", "-n", "3"});
+  const auto r =
+      run_idforge({"gen", "snowflake", "--layout", "sonyflake", "--node", "65535", "-n", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(decompose(presets::sonyflake(), Snowflake(std::stoull(r.lines().at(2)))).node, 65535u);
-  const auto s = run_idforge({"gen", "snowflake", "--layout", "time=41,node=10,seq=12", "--node", "1023"});
+  const auto s =
+      run_idforge({"gen", "snowflake", "--layout", "time=41,node=10,seq=12", "--node", "1023"});
   EXPECT_EQ(s.exit_code, 0) << s.err;
 }
 
@@ -67,7 +70,7 @@ TEST(CliGenSnowflake, BadInputExitsNonZeroWithOneLineNamingTheValue) {
       {{"gen", "snowflake", "--node", "1", "--layout", "twitter,epoch=2999-01-01"}, "is after now"},
       {{"gen", "snowflake", "--node", "1", "--layout", "twiter"}, "position 0"},
       {{"gen", "snowflake", "--node", "1", "--format", "octal"}, "octal"},
-      {{"gen", "snowflake", "--node", "1", "-n", "0"}, "Value 0 not in range"},
+      {{"gen", "snowflake", "--node", "1", "-n", "0"}, "'0' is out of range"},
   };
   for (const auto& c : cases) {
     const auto r = run_idforge(c.args);
@@ -107,7 +110,8 @@ TEST(CliLayout, TwitterFacts) {
 TEST(CliLayout, ImpossibleSpecIsRefused) {
   const auto r = run_idforge({"layout", "time=50,dc=5,worker=5,seq=12"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("time 50 + datacenter 5 + worker 5 + sequence 12 = 72"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("time 50 + datacenter 5 + worker 5 + sequence 12 = 72"), std::string::npos)
+      << r.err;
 }
 
 TEST(CliTop, VersionAndHelp) {

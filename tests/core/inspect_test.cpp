@@ -18,6 +18,12 @@ TEST(Inspect, DecodesTheSeedsSnowflake) {
   EXPECT_EQ(in.field("js_safe")->text, "false");
 }
 
+TEST(Inspect, JsSafeEndsAtTheLargestSafeInteger) {
+  // Number.MAX_SAFE_INTEGER = 2^53 - 1; 2^53 rounds together with 2^53 + 1 in a double.
+  EXPECT_EQ(inspect("9007199254740991").field("js_safe")->text, "true");
+  EXPECT_EQ(inspect("9007199254740992").field("js_safe")->text, "false");
+}
+
 TEST(Inspect, HexPrefixAndExplicitEncodingsAgree) {
   const auto dec = inspect("1468006400000151552");
   EXPECT_EQ(inspect("0x145f680b00025000").canonical, dec.canonical);

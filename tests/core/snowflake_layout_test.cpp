@@ -33,7 +33,8 @@ TEST(SnowflakeLayout, PresetsHaveTheirPublishedShapes) {
   const Row rows[] = {
       {presets::discord(), 42, 5, 5, 12, 1, 1420070400000, false, FieldOrder::time_node_sequence},
       {presets::sonyflake(), 39, 0, 16, 8, 10, 1409529600000, true, FieldOrder::time_sequence_node},
-      {presets::instagram(), 41, 0, 13, 10, 1, 1314220021721, false, FieldOrder::time_node_sequence},
+      {presets::instagram(), 41, 0, 13, 10, 1, 1314220021721, false,
+       FieldOrder::time_node_sequence},
       {presets::baidu(), 28, 0, 22, 13, 1000, 1463702400000, true, FieldOrder::time_node_sequence},
   };
   for (const auto& r : rows) {
@@ -111,7 +112,8 @@ TEST(SnowflakeLayout, NodeOutOfRangeNamesTheRange) {
 }
 
 TEST(SnowflakeLayout, SpecParsesKeysAndPresetOverrides) {
-  const Layout l = parse_layout("time=41,dc=0,worker=10,seq=12,tick=1ms,epoch=2020-01-01T00:00:00Z", kNow);
+  const Layout l =
+      parse_layout("time=41,dc=0,worker=10,seq=12,tick=1ms,epoch=2020-01-01T00:00:00Z", kNow);
   EXPECT_EQ(l.worker_bits(), 10);
   EXPECT_EQ(l.epoch_ms(), 1577836800000);
   const Layout d = parse_layout("discord,epoch=1500000000000", kNow);
@@ -119,9 +121,11 @@ TEST(SnowflakeLayout, SpecParsesKeysAndPresetOverrides) {
   EXPECT_EQ(d.epoch_ms(), 1500000000000);
   EXPECT_EQ(d.name(), "discord-custom");
   EXPECT_EQ(parse_layout("twitter", kNow), presets::twitter());
-  EXPECT_EQ(parse_layout("time=39,node=16,seq=8,tick=10,order=time-seq-node,epoch=1409529600000", kNow),
-            presets::sonyflake());
-  EXPECT_EQ(parse_layout("time=28,node=22,seq=13,tick=1s,epoch=2016-05-20", kNow), presets::baidu());
+  EXPECT_EQ(
+      parse_layout("time=39,node=16,seq=8,tick=10,order=time-seq-node,epoch=1409529600000", kNow),
+      presets::sonyflake());
+  EXPECT_EQ(parse_layout("time=28,node=22,seq=13,tick=1s,epoch=2016-05-20", kNow),
+            presets::baidu());
 }
 
 TEST(SnowflakeLayout, SpecRoundTripsThroughToSpec) {
@@ -136,8 +140,13 @@ TEST(SnowflakeLayout, SpecErrorsGivePositions) {
     const char* spec;
     std::size_t pos;
   };
-  const Case cases[] = {{"twiter", 0}, {"time=4x1", 6}, {"twitter,colour=red", 8}, {"twitter,,seq=1", 8},
-                        {"order=sideways", 6}, {"epoch=2020-13-01", 11}, {"", 0}};
+  const Case cases[] = {{"twiter", 0},
+                        {"time=4x1", 6},
+                        {"twitter,colour=red", 8},
+                        {"twitter,,seq=1", 8},
+                        {"order=sideways", 6},
+                        {"epoch=2020-13-01", 11},
+                        {"", 0}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.spec);
     try {
@@ -146,6 +155,18 @@ TEST(SnowflakeLayout, SpecErrorsGivePositions) {
     } catch (const ParseError& e) {
       EXPECT_EQ(e.position(), c.pos) << e.what();
     }
+  }
+}
+
+TEST(SnowflakeLayout, ANegativeEpochSaysTheEpochMustBeFrom1970) {
+  try {
+    parse_layout("twitter,epoch=-1", kNow);
+    ADD_FAILURE() << "accepted";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.position(), 14u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("epoch must be a date from 1970-01-01 on"),
+              std::string::npos)
+        << e.what();
   }
 }
 

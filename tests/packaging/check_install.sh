@@ -1,20 +1,97 @@
 #!/usr/bin/env bash
-# check_install.sh BUILD_DIR EXAMPLE_DIR SCRATCH
+# check_install.sh BUILD_DIR SOURCE_DIR SCRATCH
+# The CMake package of idforge, tried from outside as an embedder would:
+#  1. install BUILD_DIR into a prefix; build examples/embed (find_package and pkg-config) and a
+#     consumer of each installed part (tests/packaging/consumer); run them;
+#  2. move the prefix to another folder: no installed CMake file names the old place or a
+#     library by absolute path; build and run the consumers again;
+#  3. build and run the consumers with idforge added as a subdirectory;
+#  4. build idforge with core alone: no header of a left-out part is installed, a core
+#     consumer builds, and asking for a left-out part fails at configure time with a message.
 set -euo pipefail
-build="$1" example="$2" scratch="$3"
+# Two cores shared with other builds: at most two compilers at a time.
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
+build="$1" src="$2" scratch="$3"
+consumer_src="$src/tests/packaging/consumer"
 rm -rf "$scratch" && mkdir -p "$scratch"
+quiet() { "$@" >"$scratch/last.log" 2>&1 || { cat "$scratch/last.log" >&2; return 1; }; }
+
+# Builds the consumers of the given parts with extra cmake arguments, then runs each.
+build_and_run_consumers() {
+  local tag="$1" parts="$2"
+  shift 2
+  local dir="$scratch/consumer-$tag"
+  quiet cmake -S "$consumer_src" -B "$dir" -G Ninja "-DIDFORGE_PARTS=$parts" "$@"
+  quiet cmake --build "$dir"
+  local part out
+  for part in ${parts//;/ }; do
+    mkdir -p "$dir/run-$part"
+    out=$("$dir/consumer_$part" "$dir/run-$part")
+    echo "  $tag: $out"
+    grep -q "^$part: " <<<"$out"
+  done
+}
+
+installed_parts() {  # the parts whose library is in prefix $1, as a CMake list
+  local p parts=()
+  for p in core coord ticket lab server; do
+    ls "$1"/lib*/libidforge_"$p".* >/dev/null 2>&1 && parts+=("$p")
+  done
+  (IFS=';'; echo "${parts[*]}")
+}
+
+echo "1. installed prefix"
 prefix="$scratch/prefix"
-cmake --install "$build" --prefix "$prefix" >/dev/null
-
-cmake -S "$example" -B "$scratch/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$scratch/cmake-build" >/dev/null
-out=$("$scratch/cmake-build/embed_example")
-echo "$out"
-grep -q "node 42" <<<"$out"
-grep -q "uuid7 " <<<"$out"
-
+quiet cmake --install "$build" --prefix "$prefix"
+parts=$(installed_parts "$prefix")
+echo "  parts: $parts"
+for p in coord ticket lab server; do
+  if [[ ";$parts;" == *";$p;"* ]]; then
+    test -d "$prefix/include/idforge/$p" || { echo "headers of $p missing" >&2; exit 1; }
+  fi
+done
+quiet cmake -S "$src/examples/embed" -B "$scratch/embed" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$scratch/embed"
+"$scratch/embed/embed_example" | grep -q "node 42"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib64/pkgconfig"
 # shellcheck disable=SC2046
-g++ -O2 -o "$scratch/embed_pc" "$example/main.cpp" $(pkg-config --cflags --libs idforge)
+g++ -O2 -o "$scratch/embed_pc" "$src/examples/embed/main.cpp" $(pkg-config --cflags --libs idforge)
 "$scratch/embed_pc" | grep -q "uuid7 "
-echo "packaging: find_package and pkg-config both build and run"
+unset PKG_CONFIG_PATH
+build_and_run_consumers installed "$parts" -DCMAKE_PREFIX_PATH="$prefix"
+
+echo "2. relocated prefix"
+moved="$scratch/elsewhere/idforge"
+mkdir -p "$(dirname "$moved")"
+mv "$prefix" "$moved"
+if grep -rlE "$prefix|\"/usr/lib|;/usr/lib" "$moved"/lib*/cmake/idforge; then
+  echo "the installed CMake files above name the old prefix or a library by absolute path" >&2
+  exit 1
+fi
+build_and_run_consumers relocated "$parts" -DCMAKE_PREFIX_PATH="$moved"
+
+echo "3. add_subdirectory"
+build_and_run_consumers subdirectory "$parts" -DIDFORGE_SOURCE_DIR="$src"
+
+echo "4. core alone"
+quiet cmake -S "$src" -B "$scratch/core-build" -G Ninja -DIDFORGE_BUILD_COORD=OFF -DIDFORGE_BUILD_TICKET=OFF \
+  -DIDFORGE_BUILD_LAB=OFF -DIDFORGE_BUILD_SERVER=OFF -DIDFORGE_BUILD_CLI=OFF -DIDFORGE_BUILD_TESTS=OFF \
+  -DIDFORGE_BUILD_BENCH=OFF
+quiet cmake --build "$scratch/core-build"
+core_prefix="$scratch/core-prefix"
+quiet cmake --install "$scratch/core-build" --prefix "$core_prefix"
+for p in coord ticket lab server; do
+  if [ -e "$core_prefix/include/idforge/$p" ]; then
+    echo "headers of $p installed by a build without it" >&2
+    exit 1
+  fi
+done
+test "$(installed_parts "$core_prefix")" = core
+build_and_run_consumers core-only core -DCMAKE_PREFIX_PATH="$core_prefix"
+if cmake -S "$consumer_src" -B "$scratch/consumer-missing" -G Ninja -DIDFORGE_PARTS=ticket \
+  -DCMAKE_PREFIX_PATH="$core_prefix" >"$scratch/missing.log" 2>&1; then
+  echo "find_package(idforge COMPONENTS ticket) succeeded against a core-only install" >&2
+  exit 1
+fi
+grep -q "installed with the parts: core" "$scratch/missing.log" || { cat "$scratch/missing.log" >&2; exit 1; }
+echo "packaging: every part links and runs from an installed, a relocated and a subdirectory idforge; core alone installs alone"

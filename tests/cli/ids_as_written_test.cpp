@@ -1,0 +1,52 @@
+// An ID argument is one ID, exactly as written: "[1234,5678]" is not a list of two
+// Snowflakes and "[<uuid>]" is not a UUID; brackets are no ID form, so both are refused.
+#include <gtest/gtest.h>
+
+#include "one_line_error.hpp"
+#include "run_command.hpp"
+
+namespace idforge {
+namespace {
+
+using test::expect_one_line_error;
+using test::run_idforge;
+
+constexpr const char* kUuid = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+
+TEST(CliIdsAsWritten, InspectRefusesABracketedListWithTheRule) {
+  const auto r = run_idforge({"inspect", "[1234,5678]"});
+  expect_one_line_error(r, 1, "invalid ID '[1234,5678]'");
+  EXPECT_NE(r.err.find("expected a UUID"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliIdsAsWritten, InspectRefusesABracketedUuid) {
+  const auto r = run_idforge({"inspect", std::string("[") + kUuid + "]"});
+  expect_one_line_error(r, 1, std::string("invalid ID '[") + kUuid + "]'");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliIdsAsWritten, ConvertRefusesABracketedUuid) {
+  const auto r = run_idforge({"convert", std::string("[") + kUuid + "]", "--to", "ulid"});
+  expect_one_line_error(r, 1, std::string("'[") + kUuid + "]'");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CliIdsAsWritten, SeveralIdsAreStillSeveralArguments) {
+  const auto r = run_idforge({"inspect", "--json", "1234", kUuid, "--layout", "twitter", "5678"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = r.lines();
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_NE(lines[0].find(R"("input":"1234")"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find(kUuid), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find(R"("input":"5678")"), std::string::npos) << lines[2];
+}
+
+TEST(CliIdsAsWritten, AnUnknownOptionOrNoIdIsAUsageError) {
+  expect_one_line_error(run_idforge({"inspect", "1234", "--bogus"}), 2, "--bogus");
+  expect_one_line_error(run_idforge({"inspect"}), 2, "an ID is required");
+  expect_one_line_error(run_idforge({"convert", "--to", "ulid"}), 2, "an ID is required");
+}
+
+}  // namespace
+}  // namespace idforge
