@@ -22,6 +22,8 @@ void add_inspect_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+/// `idforge mask VALUE...` and `idforge unmask ID...` (keyed public IDs)
+void add_mask_commands(CLI::App& app);
 #ifdef IDFORGE_HAVE_TICKET
 /// `idforge seq next|create|stats` (segment sequences)
 void add_seq_command(CLI::App& app);

@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
     idforge::cli::add_inspect_command(app);
     idforge::cli::add_convert_command(app);
     idforge::cli::add_layout_command(app);
+    idforge::cli::add_mask_commands(app);
 #ifdef IDFORGE_HAVE_SERVER
     idforge::cli::add_serve_command(app);
 #endif

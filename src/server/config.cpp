@@ -102,6 +102,8 @@ const std::vector<SettingInfo>& settings() {
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
         {"sequence-store",
          "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
+        {"mask-key-file",
+         "Keyring file for /v1/mask and /v1/unmask (keys themselves: IDFORGE_MASK_KEYS)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -132,6 +134,8 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.lease_store = v;
   else if (key == "sequence-store")
     c.sequence_store = v;
+  else if (key == "mask-key-file")
+    c.mask_key_file = v;
   else if (key == "token")
     c.token = v;
   else if (key == "rate-limit")
