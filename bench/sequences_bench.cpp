@@ -1,8 +1,11 @@
-// Sequences side by side, in one run on loopback: a database call per ID (nextval(), ticket
-// servers on PostgreSQL and MariaDB) against none (segment client from memory, Snowflake).
-// Needs IDFORGE_PG_URL, IDFORGE_PG_TICKET_URLS and IDFORGE_MARIADB_URL (scripts/services.sh
-// start); a benchmark whose server is missing reports an error and the others run.
+// Sequences side by side, in one run on loopback: a database call per ID (a plain nextval()
+// through libpq, the same sequence through a one-server ticket client, ticket servers on
+// PostgreSQL and MariaDB) against none (segment client from memory, Snowflake).
+// Needs IDFORGE_PG_URL, IDFORGE_PG_TICKET_URLS and IDFORGE_MARIADB_TICKET_URLS
+// (scripts/services.sh start); a benchmark whose server is missing reports an error and the
+// others run.
 #include <benchmark/benchmark.h>
+#include <libpq-fe.h>
 
 #include <unistd.h>
 
@@ -40,9 +43,10 @@ const std::string kSet = "bench_" + std::to_string(::getpid());
 
 // Ticket sets and segments are created once, before any benchmark runs.
 struct Setup {
-  std::vector<std::string> nextval;    // one PostgreSQL sequence: plain nextval()
+  std::string pg;                      // the main PostgreSQL: a bare sequence
+  std::vector<std::string> nextval;    // one PostgreSQL ticket server: nextval() + epoch
   std::vector<std::string> pg_ticket;  // two PostgreSQL ticket servers
-  std::vector<std::string> my_ticket;  // two MariaDB ticket "servers" (databases)
+  std::vector<std::string> my_ticket;  // two MariaDB ticket servers (separate instances)
   std::unique_ptr<SegmentStore> sqlite_store, pg_store;
   std::unique_ptr<SegmentClient> sqlite_seg, pg_seg;
   std::unique_ptr<SnowflakeGenerator> snowflake;
@@ -98,6 +102,29 @@ void tickets(benchmark::State& st, const std::vector<std::string>& urls) {
   for (auto _ : st) benchmark::DoNotOptimize(c.next());
   st.SetItemsProcessed(st.iterations());
 }
+// The floor: nextval() on a bare sequence, one round trip through libpq, nothing else.
+void BM_PgNextvalPlain(benchmark::State& st) {
+  if (g->pg.empty()) {
+    st.SkipWithError("PostgreSQL not available");
+    return;
+  }
+  PGconn* c = PQconnectdb(g->pg.c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    st.SkipWithError(PQerrorMessage(c));
+    PQfinish(c);
+    return;
+  }
+  const std::string seq = "idforge_bench_plain_" + std::to_string(::getpid());
+  const char* params[] = {seq.c_str()};
+  for (auto _ : st) {
+    PGresult* r =
+        PQexecParams(c, "SELECT nextval($1::regclass)", 1, nullptr, params, nullptr, nullptr, 0);
+    benchmark::DoNotOptimize(PQgetvalue(r, 0, 0));
+    PQclear(r);
+  }
+  PQfinish(c);
+  st.SetItemsProcessed(st.iterations());
+}
 void BM_PgNextval(benchmark::State& st) {
   tickets(st, g->nextval);
 }
@@ -110,6 +137,7 @@ void BM_TicketMariaDb2(benchmark::State& st) {
 
 }  // namespace
 
+BENCHMARK(BM_PgNextvalPlain)->Threads(1)->Threads(8)->UseRealTime();
 BENCHMARK(BM_PgNextval)->Threads(1)->Threads(8)->UseRealTime();
 BENCHMARK(BM_TicketPostgres2)->Threads(1)->Threads(8)->UseRealTime();
 BENCHMARK(BM_TicketMariaDb2)->Threads(1)->Threads(8)->UseRealTime();
@@ -132,14 +160,19 @@ int main(int argc, char** argv) {
     setup.pg_seg = std::make_unique<SegmentClient>(*setup.pg_store, kSet, segment_options());
     setup.nextval = {pg};
     init_set(setup.nextval);
+    setup.pg = pg;
+    PGconn* c = PQconnectdb(pg.c_str());
+    const std::string sql =
+        "CREATE SEQUENCE IF NOT EXISTS idforge_bench_plain_" + std::to_string(::getpid());
+    PQclear(PQexec(c, sql.c_str()));
+    PQfinish(c);
   }
   if (const auto t = urls_of(env("IDFORGE_PG_TICKET_URLS")); t.size() >= 2) {
     setup.pg_ticket = {t[0], t[1]};
     init_set(setup.pg_ticket);
   }
-  if (const auto m = env("IDFORGE_MARIADB_URL"); !m.empty()) {
-    const std::string root = m.substr(0, m.rfind('/') + 1);
-    setup.my_ticket = {root + "idf_bench1", root + "idf_bench2"};
+  if (const auto m = urls_of(env("IDFORGE_MARIADB_TICKET_URLS")); m.size() >= 2) {
+    setup.my_ticket = {m[0], m[1]};
     init_set(setup.my_ticket);
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# bench_service.sh [CONNECTIONS] [SECONDS]
-# Load benchmark of `idforge serve` on loopback, in one run with its baselines at the same
-# number of clients: wrk against GET /v1/ids/snowflake (one ID, then batches of 1,000),
-# `redis-benchmark -t incr`, and `pgbench` running SELECT nextval(...).
-# Redis and PostgreSQL: the ones in IDFORGE_REDIS_URL / IDFORGE_PG_URL when set (from
-# scripts/services.sh), otherwise private instances started here in a temporary folder on
+# bench_service.sh [CLIENTS] [SECONDS]      e.g.  bash scripts/bench_service.sh 16,64 10
+# Load benchmark of `idforge serve` on loopback, side by side with its peers in one run, at
+# each number of clients in the comma-separated CLIENTS (default 16,64): wrk against
+# GET /v1/ids/snowflake (one ID a request), `redis-benchmark -t incr`, `pgbench` running
+# SELECT nextval(...), and wrk against ?count=1000 (batches). Both load generators use two
+# threads. Redis and PostgreSQL: the ones in IDFORGE_REDIS_URL / IDFORGE_PG_URL when set
+# (scripts/services.sh), otherwise private instances started here in a temporary folder on
 # ports 16399 / 16499 (PostgreSQL as user postgres) and stopped at the end.
-# Prints a Markdown table: requests/s, IDs/s, p50 and p99 latency in ms.
+# Prints Markdown tables (requests/s, IDs/s, p50 and p99 latency in ms) and the ratios the
+# service is held to: single IDs >= 1.5x Redis INCR requests/s with p99 <= 1.5x Redis's,
+# batches of 1,000 >= 99% of the layout's ceiling (one node, twitter: 4,096,000 IDs/s).
+# IDFORGE_BENCH_PERF=FILE: also record `perf` on the server during the single-ID runs and
+# write the hottest symbols to FILE.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-conns="${1:-16}"
+clients="${1:-16,64}"
 secs="${2:-10}"
 threads=2
 idf="$root/build/src/cli/idforge"
@@ -17,6 +22,9 @@ idf="$root/build/src/cli/idforge"
 for tool in wrk redis-benchmark pgbench; do
   command -v "$tool" >/dev/null || { echo "bench_service: $tool is missing (bash scripts/setup.sh)" >&2; exit 1; }
 done
+IFS=, read -r -a client_counts <<<"$clients"
+max_clients=0
+for c in "${client_counts[@]}"; do [ "$c" -gt "$max_clients" ] && max_clients=$c; done
 
 tmp="$(mktemp -d /tmp/idforge-bench.XXXXXX)"
 chmod 755 "$tmp"
@@ -34,10 +42,14 @@ trap cleanup EXIT
 # wrk latency "222.00us" / "9.02ms" / "1.20s" -> ms
 to_ms() { awk -v v="$1" 'BEGIN { u = v; sub(/^[0-9.]+/, "", u); n = v + 0;
   if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000; printf "%.3f", n }'; }
+declare -A rps p99
 rows=()
-row() { rows+=("| $1 | $conns | $2 | $3 | $4 | $5 |"); }
+row() {  # key, label, clients, requests/s, IDs/s, p50, p99
+  rps[$1]="$4" p99[$1]="$7"
+  rows+=("| $2 | $3 | $(printf '%.0f' "$4") | $(printf '%.0f' "$5") | $6 | $7 |")
+}
 
-# --- idforge serve ------------------------------------------------------------------
+# --- the three servers --------------------------------------------------------------
 "$idf" serve --port 0 --access-log off --max-connections 1024 --data "$tmp/data" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 serve_pid=$!
 url=""
@@ -47,23 +59,8 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$url" ] || { echo "bench_service: idforge serve did not start: $(cat "$tmp/serve.err")" >&2; exit 1; }
+ceiling="$("$idf" layout twitter --json | grep -o '"max_ids_per_second":[0-9.]*' | cut -d: -f2)"
 
-run_wrk() {  # label, path, ids per request
-  wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "${url}${2#/}" >"$tmp/wrk.txt"
-  if grep -q "Non-2xx" "$tmp/wrk.txt"; then echo "bench_service: errors from $2:" >&2; cat "$tmp/wrk.txt" >&2; exit 1; fi
-  local rps p50 p99
-  rps="$(awk '/^Requests\/sec:/ { print $2 }' "$tmp/wrk.txt")"
-  p50="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.txt")")"
-  p99="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.txt")")"
-  row "$1" "$(printf '%.0f' "$rps")" "$(awk -v r="$rps" -v n="$3" 'BEGIN { printf "%.0f", r * n }')" "$p50" "$p99"
-}
-run_wrk "idforge serve, 1 Snowflake per request (wrk)" "/v1/ids/snowflake" 1
-run_wrk "idforge serve, 1,000 Snowflakes per request (wrk)" "/v1/ids/snowflake?count=1000" 1000
-kill "$serve_pid"
-wait "$serve_pid" 2>/dev/null || true
-serve_pid=""
-
-# --- Redis INCR ---------------------------------------------------------------------
 redis_host=127.0.0.1 redis_port=16399
 if [ -n "${IDFORGE_REDIS_URL:-}" ]; then
   hp="${IDFORGE_REDIS_URL#redis://}"
@@ -76,11 +73,7 @@ else
   redis_pid=$!
   for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
-redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$conns" -n "$((60000 * secs))" --csv >"$tmp/redis.csv"
-IFS=, read -r _ rps _ _ p50 _ p99 _ < <(tail -n 1 "$tmp/redis.csv" | tr -d '"')
-row "Redis 7 INCR (redis-benchmark)" "$(printf '%.0f' "$rps")" "$(printf '%.0f' "$rps")" "$p50" "$p99"
 
-# --- PostgreSQL nextval -------------------------------------------------------------
 pg_conn=()
 if [ -n "${IDFORGE_PG_URL:-}" ]; then
   pg_conn=("$IDFORGE_PG_URL")
@@ -90,21 +83,78 @@ else
   mkdir -p "$tmp/pg" && chown postgres "$tmp/pg"
   runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$pg_data" -A trust -U postgres >/dev/null
   runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$pg_data" -w -l "$tmp/pg/log" \
-    -o "-p $pg_port -k $tmp/pg -c listen_addresses=127.0.0.1 -c max_connections=$((conns + 20))" start >/dev/null
+    -o "-p $pg_port -k $tmp/pg -c listen_addresses=127.0.0.1 -c max_connections=$((max_clients + 20))" start >/dev/null
   pg_conn=(-h 127.0.0.1 -p "$pg_port" -U postgres postgres)
 fi
 psql -q "${pg_conn[@]}" -c "CREATE SEQUENCE IF NOT EXISTS idforge_bench_seq" >/dev/null
 echo "SELECT nextval('idforge_bench_seq');" >"$tmp/nextval.sql"
-(cd "$tmp" && pgbench -n -M prepared -c "$conns" -j "$threads" -T "$secs" -f nextval.sql -l --log-prefix=pglog \
-  "${pg_conn[@]}" >"$tmp/pgbench.txt" 2>&1)
-rps="$(awk '/^tps = / { print $3; exit }' "$tmp/pgbench.txt")"
-# Per-transaction log: the third column is the latency in microseconds.
-cat "$tmp"/pglog.* | awk '{ print $3 }' | sort -n >"$tmp/pglat"
-n="$(wc -l <"$tmp/pglat")"
-p50="$(awk -v k="$(((n + 1) / 2))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
-p99="$(awk -v k="$(((n * 99 + 99) / 100))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
-row "PostgreSQL 15 SELECT nextval (pgbench, prepared)" "$(printf '%.0f' "$rps")" "$(printf '%.0f' "$rps")" "$p50" "$p99"
 
-echo "| what | clients | requests/s | IDs/s | p50 ms | p99 ms |"
-echo "|---|---:|---:|---:|---:|---:|"
-printf '%s\n' "${rows[@]}"
+# --- the runs -----------------------------------------------------------------------
+run_wrk() {  # key, label, clients, path, ids per request
+  local perf_pid=""
+  if [ -n "${IDFORGE_BENCH_PERF:-}" ] && [ "$5" = 1 ]; then
+    perf record -F 999 -g -p "$serve_pid" -o "$tmp/perf.$3.data" -- sleep "$secs" >/dev/null 2>&1 &
+    perf_pid=$!
+  fi
+  wrk -t"$threads" -c"$3" -d"${secs}s" --latency "${url}${4#/}" >"$tmp/wrk.txt"
+  [ -n "$perf_pid" ] && wait "$perf_pid" || true
+  if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.txt"; then
+    echo "bench_service: errors from $4:" >&2; cat "$tmp/wrk.txt" >&2; exit 1
+  fi
+  local r p50 p
+  r="$(awk '/^Requests\/sec:/ { print $2 }' "$tmp/wrk.txt")"
+  p50="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.txt")")"
+  p="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.txt")")"
+  row "$1" "$2" "$3" "$r" "$(awk -v r="$r" -v n="$5" 'BEGIN { printf "%.0f", r * n }')" "$p50" "$p"
+}
+
+run_redis() {  # key, clients
+  redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$2" --threads "$threads" -n "$((60000 * secs))" \
+    --csv >"$tmp/redis.csv"
+  local r p50 p
+  IFS=, read -r _ r _ _ p50 _ p _ < <(tail -n 1 "$tmp/redis.csv" | tr -d '"')
+  row "$1" "Redis 7 INCR (redis-benchmark --threads $threads)" "$2" "$r" "$r" "$p50" "$p"
+}
+
+run_pg() {  # key, clients
+  rm -f "$tmp"/pglog.*
+  (cd "$tmp" && pgbench -n -M prepared -c "$2" -j "$threads" -T "$secs" -f nextval.sql -l --log-prefix=pglog \
+    "${pg_conn[@]}" >"$tmp/pgbench.txt" 2>&1)
+  local r n p50 p
+  r="$(awk '/^tps = / { print $3; exit }' "$tmp/pgbench.txt")"
+  # Per-transaction log: the third column is the latency in microseconds.
+  cat "$tmp"/pglog.* | awk '{ print $3 }' | sort -n >"$tmp/pglat"
+  n="$(wc -l <"$tmp/pglat")"
+  p50="$(awk -v k="$(((n + 1) / 2))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
+  p="$(awk -v k="$(((n * 99 + 99) / 100))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
+  row "$1" "PostgreSQL 15 SELECT nextval (pgbench -M prepared -j $threads)" "$2" "$r" "$r" "$p50" "$p"
+}
+
+summary=()
+for c in "${client_counts[@]}"; do
+  rows=()
+  run_wrk "one.$c" "idforge serve, 1 Snowflake per request (wrk -t$threads)" "$c" "/v1/ids/snowflake" 1
+  run_redis "redis.$c" "$c"
+  run_pg "pg.$c" "$c"
+  run_wrk "batch.$c" "idforge serve, 1,000 Snowflakes per request (wrk -t$threads)" "$c" "/v1/ids/snowflake?count=1000" 1000
+  echo
+  echo "$c clients, ${secs} s per run:"
+  echo
+  echo "| what | clients | requests/s | IDs/s | p50 ms | p99 ms |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  summary+=("$(awk -v c="$c" -v a="${rps[one.$c]}" -v r="${rps[redis.$c]}" -v pa="${p99[one.$c]}" \
+    -v pr="${p99[redis.$c]}" -v b="${rps[batch.$c]}" -v ceil="$ceiling" 'BEGIN {
+      printf "- %s clients: single IDs %.2fx Redis INCR requests/s (target >= 1.5), p99 %.2fx Redis'"'"'s (target <= 1.5); batches of 1,000 at %.1f%% of the ceiling of %.0f IDs/s (target >= 99%%)",
+        c, a / r, pa / pr, 100 * b * 1000 / ceil, ceil }')")
+done
+echo
+printf '%s\n' "${summary[@]}"
+if [ -n "${IDFORGE_BENCH_PERF:-}" ]; then
+  for c in "${client_counts[@]}"; do
+    echo "== $c clients, single IDs: perf report --no-children (top 40) =="
+    perf report -i "$tmp/perf.$c.data" --no-children --percent-limit 0.7 --stdio 2>/dev/null |
+      grep -v '^#' | grep -v '^$' | grep '%' | head -40
+  done >"$IDFORGE_BENCH_PERF"
+  echo "perf: $IDFORGE_BENCH_PERF"
+fi

@@ -21,10 +21,20 @@ struct InspectArgs {
   bool json = false;
 };
 
+// An ID that carries its creation time tells anyone who sees it when it was made, and the
+// next one is guessable from it: seed 000's "never use Snowflake or UUID v7 for secrets".
+std::optional<std::string> secret_warning(const Inspection& in) {
+  if (!in.unix_ms) return std::nullopt;
+  return "reveals its creation time; must not be used as a secret (reset link, API key, invite "
+         "URL): use "
+         "'idforge gen token'";
+}
+
 void print_text(const Inspection& in) {
   // The input is shown as given but escaped: an argument must not drive the terminal.
   std::string s = fmt::format("{}\n  {:<11}{}\n", printable(in.input), "kind", in.kind);
   for (const auto& f : in.fields) s += fmt::format("  {:<11}{}\n", f.name, printable(f.text));
+  if (const auto w = secret_warning(in)) s += fmt::format("  {:<11}{}\n", "warning", *w);
   write_out(s);
 }
 
@@ -37,10 +47,13 @@ void run_inspect(const InspectArgs& a, const std::vector<std::string>& ids) {
   for (const auto& id : ids) {
     try {
       const Inspection in = inspect(id, opt);
-      if (a.json)
-        write_out(json_text(inspection_to_json(in)) + "\n");
-      else
+      if (a.json) {
+        auto j = inspection_to_json(in);
+        if (const auto w = secret_warning(in)) j["warning"] = *w;
+        write_out(json_text(j) + "\n");
+      } else {
         print_text(in);
+      }
     } catch (const Error& e) {
       ++failures;
       last_error = e.what();

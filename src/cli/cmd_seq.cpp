@@ -1,13 +1,21 @@
 // `idforge seq next|create|stats`: segment (hi/lo) sequences in SQLite or PostgreSQL.
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/error.hpp"
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
 #include "idforge/ticket/store_url.hpp"
@@ -28,36 +36,123 @@ struct SeqArgs {
 };
 
 void add_store_option(CLI::App* cmd, SeqArgs& a) {
-  cmd->add_option("--store", a.store, "sqlite:PATH or postgres://USER@HOST:PORT/DB")
+  cmd->add_option("--store", a.store,
+                  "sqlite:PATH (relative to the working folder) or postgres://USER@HOST:PORT/DB")
       ->capture_default_str();
 }
 
+// The signal that asked `seq next` to stop, or 0.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+}
+
+// Catches SIGTERM, SIGINT and SIGHUP (without SA_RESTART, so a blocked write returns) and
+// ignores SIGPIPE (a closed reader becomes a write error) for as long as it lives.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &old_[i]);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe_);
+  }
+  ~StopSignals() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+    sigaction(SIGPIPE, &old_pipe_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+  struct sigaction old_[std::size(kSignals)]{};
+  struct sigaction old_pipe_ {};
+};
+
 void run_next(const SeqArgs& a) {
-  auto store = ticket::open_segment_store(a.store);
+  ticket::StoreOptions so;
+  so.create = false;  // only `seq create` makes a store
+  auto store = ticket::open_segment_store(a.store, so);
   // One block of exactly n values: a command that exits right away would lose any surplus.
   ticket::SegmentOptions opts;
   opts.initial_step = a.count;
   opts.background = false;
   opts.prefetch_at = 1.0;
   ticket::SegmentClient client(*store, a.name, opts);
-  std::string out;
-  try {
-    for (std::int64_t i = 0; i < a.count; ++i) {
-      out += std::to_string(client.next());
-      out += '\n';
-      if (out.size() > (1 << 16)) {
-        write_out(out);
-        out.clear();
+  g_stop_signal = 0;
+  const StopSignals signals;
+  // Values count as handed out once their whole line is written; whatever was taken and not
+  // written is reported to the store's abandoned counter, whatever stops the loop. A store
+  // that fails part-way: the values taken before it are written, then its error.
+  std::int64_t taken = 0, written = 0;
+  int write_errno = 0;
+  std::exception_ptr failure;
+  std::string buf;
+  std::vector<std::size_t> ends;  // where each line ends in buf
+  while (written < a.count && g_stop_signal == 0 && write_errno == 0 && !failure) {
+    buf.clear();
+    ends.clear();
+    try {
+      while (taken < a.count && buf.size() < (1 << 16)) {
+        buf += std::to_string(client.next());
+        buf += '\n';
+        ++taken;
+        ends.push_back(buf.size());
       }
+    } catch (...) {
+      failure = std::current_exception();
     }
-  } catch (const OutputError&) {
-    throw;
-  } catch (...) {
-    write_out(out);  // the values taken before the failure are handed out, then the error
-    throw;
+    std::size_t off = 0;
+    while (off < buf.size()) {
+      const ssize_t n = ::write(STDOUT_FILENO, buf.data() + off, buf.size() - off);
+      if (n > 0) {
+        off += static_cast<std::size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR && g_stop_signal == 0) continue;
+      if (n < 0 && errno == EINTR) {
+        // Stopping: complete the line in progress, so no reader sees a cut number.
+        const auto line = std::lower_bound(ends.begin(), ends.end(), off);
+        const std::size_t to = line == ends.end() ? off : *line;
+        while (off < to) {
+          const ssize_t m = ::write(STDOUT_FILENO, buf.data() + off, to - off);
+          if (m > 0)
+            off += static_cast<std::size_t>(m);
+          else if (m < 0 && errno != EINTR)
+            break;
+        }
+        break;
+      }
+      write_errno = n < 0 ? errno : EIO;
+      break;
+    }
+    written += std::upper_bound(ends.begin(), ends.end(), off) - ends.begin();
   }
-  write_out(out);
-  client.close();
+  if (failure && written == taken) std::rethrow_exception(failure);
+  if (written == a.count) {
+    client.close();
+    return;
+  }
+  // Stopped early: the rest of the block and the values taken but not written are lost.
+  const std::int64_t lost = client.close() + (taken - written);
+  if (taken > written) {
+    try {
+      store->report_abandoned(a.name, taken - written);
+    } catch (const Error&) {
+      // Best effort, like close(): the values are gone either way.
+    }
+  }
+  const std::string what =
+      fmt::format("{} of {} values written, {} reported abandoned", written, a.count, lost);
+  if (write_errno != 0)
+    throw CommandFailure{"cannot write to standard output: " +
+                         std::string(std::strerror(write_errno)) + " (" + what + ")"};
+  throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) + ": " + what,
+                       128 + g_stop_signal};
 }
 
 void run_create(const SeqArgs& a) {
@@ -65,10 +160,18 @@ void run_create(const SeqArgs& a) {
   store->create(a.name, a.start, a.step);
   print_out("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(),
             a.start, a.step);
+  const auto u = ticket::parse_store_url(a.store);
+  if (u.kind == ticket::StoreKind::sqlite && !u.path.empty() && u.path.front() != '/')
+    note(fmt::format(
+        "idforge: note: the store path '{}' is relative: it resolved against the working "
+        "folder, so run every `seq` command from there or give an absolute path",
+        printable(u.path)));
 }
 
 void run_stats(const SeqArgs& a) {
-  auto store = ticket::open_segment_store(a.store);
+  ticket::StoreOptions so;
+  so.create = false;
+  auto store = ticket::open_segment_store(a.store, so);
   const auto rows = store->stats();
   if (a.json) {
     // Built as JSON, not formatted text: a name in the store is not trusted to need no escaping.
@@ -101,21 +204,20 @@ void add_seq_command(CLI::App& app) {
   CLI::App* next = seq->add_subcommand("next", "Print the next N values of a sequence, one a line");
   next->add_option("name", next_args->name, "Sequence name")->required();
   next->add_option("-n,--count", next_args->count, "How many values")
-      ->transform(signed_number(1, ticket::kMaxSegmentStep));
+      ->transform(signed_number(1, ticket::kMaxSegmentStep))
+      ->capture_default_str();
   add_store_option(next, *next_args);
   next->callback([next_args] { run_next(*next_args); });
 
   auto create_args = std::make_shared<SeqArgs>();
-  CLI::App* create = seq->add_subcommand("create", "Create a sequence");
+  CLI::App* create = seq->add_subcommand("create", "Create a sequence (and the store if missing)");
   create->add_option("name", create_args->name, "Sequence name (a-z, 0-9, _; starts with a letter)")
       ->required();
   create->add_option("--start", create_args->start, "First value")
-      ->transform(signed_number(std::numeric_limits<std::int64_t>::min(),
-                                std::numeric_limits<std::int64_t>::max()))
+      ->transform(signed_number(0, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
   create->add_option("--step", create_args->step, "Default block size")
-      ->transform(signed_number(std::numeric_limits<std::int64_t>::min(),
-                                std::numeric_limits<std::int64_t>::max()))
+      ->transform(signed_number(1, ticket::kMaxSegmentStep))
       ->capture_default_str();
   add_store_option(create, *create_args);
   create->callback([create_args] { run_create(*create_args); });

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -15,6 +16,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/mask_keyring.hpp"
+#include "idforge/server/mask_routes.hpp"
 #include "idforge/server/sequence_routes.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
@@ -179,6 +182,15 @@ void run_serve(const ServeArgs& a) {
     throw CommandFailure{"sequence-store='" + config.sequence_store +
                          "': this build has no sequences (idforge::ticket)"};
 #endif
+  // Masking keys: the mask-key-file setting (also IDFORGE_MASK_KEY_FILE), else the keys in
+  // IDFORGE_MASK_KEYS, the order `idforge mask` reads them in; without either the mask
+  // routes answer 503. A bad keyring stops start-up.
+  std::shared_ptr<const MaskKeyring> mask_keys;
+  if (!config.mask_key_file.empty())
+    mask_keys = std::make_shared<const MaskKeyring>(MaskKeyring::load_file(config.mask_key_file));
+  else if (const char* k = std::getenv(kMaskKeysEnv); k && *k)
+    mask_keys = std::make_shared<const MaskKeyring>(MaskKeyring::from_environment());
+  server::add_mask_routes(srv, mask_keys);
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 

@@ -72,14 +72,17 @@ int main(int argc, char** argv) {
     idforge::cli::add_gen_snowflake(*gen);
     idforge::cli::add_gen_uuid(*gen);
     idforge::cli::add_gen_relatives(*gen);
+    idforge::cli::add_gen_token(*gen);
     idforge::cli::add_inspect_command(app);
     idforge::cli::add_convert_command(app);
     idforge::cli::add_layout_command(app);
+    idforge::cli::add_mask_commands(app);
 #ifdef IDFORGE_HAVE_SERVER
     idforge::cli::add_serve_command(app);
 #endif
 #ifdef IDFORGE_HAVE_LAB
     idforge::cli::add_lab_command(app);
+    idforge::cli::add_advise_command(app);
 #endif
 #ifdef IDFORGE_HAVE_TICKET
     idforge::cli::add_seq_command(app);

@@ -25,7 +25,7 @@ void append_u64(std::string& out, std::uint64_t v) {
 std::string encode_json(const IdBatch& b, std::size_t n) {
   std::string out;
   const bool num = !b.numbers.empty();
-  out.reserve(32 + n * (num ? 44 : 2 * (b.texts.empty() ? 0 : b.texts[0].size() + 3)));
+  out.reserve(32 + n * (num ? 44 : 2 * (b.text_count() == 0 ? 0 : b.text(0).size() + 3)));
   if (n == 1) {
     out += "{\"id\":";
     if (num) {
@@ -34,21 +34,26 @@ std::string encode_json(const IdBatch& b, std::size_t n) {
       append_u64(out, b.numbers[0]);
       out += "\"}";
     } else {
-      out += '"' + b.texts[0] + "\",\"id_str\":\"" + b.texts[0] + "\"}";
+      ((out += '"') += b.text(0)) += "\",\"id_str\":\"";
+      (out += b.text(0)) += "\"}";
     }
     return out;
   }
   out += "{\"ids\":[";
   for (std::size_t i = 0; i < n; ++i) {
     if (i) out += ',';
-    if (num) append_u64(out, b.numbers[i]);
-    else (out += '"', out += b.texts[i], out += '"');
+    if (num)
+      append_u64(out, b.numbers[i]);
+    else
+      ((out += '"') += b.text(i)) += '"';
   }
   out += "],\"ids_str\":[";
   for (std::size_t i = 0; i < n; ++i) {
     out += i ? ",\"" : "\"";
-    if (num) append_u64(out, b.numbers[i]);
-    else out += b.texts[i];
+    if (num)
+      append_u64(out, b.numbers[i]);
+    else
+      out += b.text(i);
     out += '"';
   }
   out += "]}";
@@ -59,8 +64,10 @@ std::string encode_text(const IdBatch& b, std::size_t n) {
   std::string out;
   out.reserve(n * 24);
   for (std::size_t i = 0; i < n; ++i) {
-    if (!b.numbers.empty()) append_u64(out, b.numbers[i]);
-    else out += b.texts[i];
+    if (!b.numbers.empty())
+      append_u64(out, b.numbers[i]);
+    else
+      out += b.text(i);
     out += '\n';
   }
   return out;
@@ -69,19 +76,28 @@ std::string encode_text(const IdBatch& b, std::size_t n) {
 // Errors a generator may raise that say "not now" rather than "never": the clock is
 // behind, the lease fence passed, the process forked. The client should retry.
 bool is_transient(errc e) {
-  return e == errc::clock_moved_backwards || e == errc::fenced || e == errc::forked || e == errc::lease_error ||
-         e == errc::store_unreachable || e == errc::counter_exhausted;
+  return e == errc::clock_moved_backwards || e == errc::fenced || e == errc::forked ||
+         e == errc::lease_error || e == errc::store_unreachable || e == errc::counter_exhausted;
 }
 
 std::string html_escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -90,6 +106,7 @@ std::string html_escape(std::string_view s) {
 }  // namespace
 
 void Server::Impl::add_builtin_routes() {
+  ids_route = router.routes().size();
   router.add("GET", "/v1/ids/{kind}", [this](const Request& r) -> Response {
     const std::string_view name = r.param("kind");
     const Kind* kind = kinds.find(name);
@@ -101,11 +118,11 @@ void Server::Impl::add_builtin_routes() {
     }
     const auto count_text = r.query("count");
     const auto count = parse_count(count_text);
-    if (!count)
-      return bad_count(count_text);
+    if (!count) return bad_count(count_text);
     if (kind->needs && !kind->needs->ready()) {
       Response p = problem(503, "not-ready", "Service Unavailable",
-                           fmt::format("kind '{}' needs a node ID and none is held: {}", name, kind->needs->reason()));
+                           fmt::format("kind '{}' needs a node ID and none is held: {}", name,
+                                       kind->needs->reason()));
       p.headers.emplace_back("Retry-After", "1");
       return p;
     }
@@ -119,7 +136,7 @@ void Server::Impl::add_builtin_routes() {
       p.headers.emplace_back("Retry-After", "1");
       return p;
     }
-    const std::size_t got = batch.numbers.empty() ? batch.texts.size() : batch.numbers.size();
+    const std::size_t got = batch.numbers.empty() ? batch.text_count() : batch.numbers.size();
     if (got != *count)
       return problem(500, "internal", "Internal Server Error",
                      fmt::format("kind '{}' wrote {} IDs for count={}", name, got, *count));
@@ -173,19 +190,24 @@ void Server::Impl::add_builtin_routes() {
   });
 
   std::error_code ec;
-  if (web_root.empty() || !std::filesystem::exists(std::filesystem::path(web_root) / "index.html", ec)) {
+  if (web_root.empty() ||
+      !std::filesystem::exists(std::filesystem::path(web_root) / "index.html", ec)) {
     router.add("GET", "/", [this](const Request&) {
       std::string kinds_html;
       for (const auto& k : kinds.kinds())
-        kinds_html += fmt::format("<li><a href=\"/v1/ids/{0}\">/v1/ids/{0}</a> ({1}), also "
-                                  "<a href=\"/v1/ids/{0}?count=5\">?count=5</a></li>\n",
-                                  html_escape(k.name), html_escape(k.description));
+        kinds_html += fmt::format(
+            "<li><a href=\"/v1/ids/{0}\">/v1/ids/{0}</a> ({1}), also "
+            "<a href=\"/v1/ids/{0}?count=5\">?count=5</a></li>\n",
+            html_escape(k.name), html_escape(k.description));
       Response out;
       out.content_type = "text/html; charset=utf-8";
       out.body = fmt::format(
-          "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>idforge</title></head>\n"
-          "<body><h1>idforge</h1>\n<p>Unique IDs over HTTP. Every 64-bit ID comes as a number and as a string "
-          "(<code>id_str</code>), because JavaScript rounds integers above 2<sup>53</sup>.</p>\n<ul>\n{}"
+          "<!doctype html>\n<html lang=\"en\"><head><meta "
+          "charset=\"utf-8\"><title>idforge</title></head>\n"
+          "<body><h1>idforge</h1>\n<p>Unique IDs over HTTP. Every 64-bit ID comes as a number and "
+          "as a string "
+          "(<code>id_str</code>), because JavaScript rounds integers above "
+          "2<sup>53</sup>.</p>\n<ul>\n{}"
           "<li><code>/v1/inspect/{{id}}</code>: what an ID carries</li>\n"
           "<li><a href=\"/healthz\">/healthz</a>, <a href=\"/readyz\">/readyz</a>, "
           "<a href=\"/metrics\">/metrics</a></li>\n</ul>\n</body></html>\n",

@@ -5,11 +5,15 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "idforge/clock.hpp"
 #include "idforge/error.hpp"
+#include "idforge/snowflake_layout.hpp"
+#include "idforge/time_format.hpp"
 
 namespace idforge::server {
 namespace {
@@ -31,13 +35,31 @@ T parse_number(std::string_view key, std::string_view v, T lo, T hi) {
   return out;
 }
 
-double parse_rate(std::string_view key, std::string_view v) {
+// A decimal number (digits, '.', an exponent): 0, or one in [lo, hi].
+// strtod alone would also take "inf", "nan" and hex floats.
+double parse_decimal(std::string_view key, std::string_view v, double lo, double hi,
+                     const std::string& rule) {
+  const bool decimal_chars =
+      !v.empty() && v.find_first_not_of("0123456789.eE+-") == std::string_view::npos;
   char* end = nullptr;
   const std::string s(v);
-  const double d = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !(d >= 0) || d > 1e9)
-    bad(key, v, "must be a number of requests per second from 0 (no limit) to 1e9");
+  const double d = decimal_chars ? std::strtod(s.c_str(), &end) : -1;
+  if (!decimal_chars || end != s.c_str() + s.size() || !(d == 0 || (d >= lo && d <= hi)))
+    bad(key, v, rule);
   return d;
+}
+
+// Bounds that keep the limiter's arithmetic (burst x interval, in ns) inside 64 bits.
+constexpr double kMinRate = 0.001, kMaxRate = 1e9, kMaxBurst = 1e6;
+
+double parse_rate(std::string_view key, std::string_view v) {
+  return parse_decimal(key, v, kMinRate, kMaxRate,
+                       "must be 0 (no limit) or a number of requests per second from 0.001 to 1e9");
+}
+
+double parse_burst(std::string_view key, std::string_view v) {
+  return parse_decimal(key, v, 1, kMaxBurst,
+                       "must be 0 (one second's worth) or a number of requests from 1 to 1e6");
 }
 
 std::string_view trim(std::string_view s) {
@@ -70,6 +92,7 @@ const std::vector<SettingInfo>& settings() {
         {"rate-limit", "Requests per second over all clients, 0 = no limit"},
         {"rate-burst", "Burst size for the rate limit, 0 = one second's worth"},
         {"max-connections", "Open connections at most; more get 503"},
+        {"io-threads", "Threads serving connections, 0 = one per core"},
         {"read-timeout-ms", "Longest wait for one read from a client"},
         {"write-timeout-ms", "Longest wait for one write to a client"},
         {"request-timeout-ms", "Longest time a request head may take to arrive"},
@@ -81,6 +104,8 @@ const std::vector<SettingInfo>& settings() {
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
         {"sequence-store",
          "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
+        {"mask-key-file",
+         "Keyring file for /v1/mask and /v1/unmask (keys themselves: IDFORGE_MASK_KEYS)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -111,14 +136,18 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.lease_store = v;
   else if (key == "sequence-store")
     c.sequence_store = v;
+  else if (key == "mask-key-file")
+    c.mask_key_file = v;
   else if (key == "token")
     c.token = v;
   else if (key == "rate-limit")
     c.rate_limit = parse_rate(key, v);
   else if (key == "rate-burst")
-    c.rate_burst = parse_rate(key, v);
+    c.rate_burst = parse_burst(key, v);
   else if (key == "max-connections")
     c.max_connections = parse_number<int>(key, v, 1, 4096);
+  else if (key == "io-threads")
+    c.io_threads = parse_number<int>(key, v, 0, 64);
   else if (key == "read-timeout-ms")
     c.read_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "write-timeout-ms")
@@ -144,38 +173,100 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
   }
 }
 
-void apply_config_file(ServerConfig& c, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(errc::invalid_argument, "config file '" + path + "': cannot be read");
-  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  if (json) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(errc::invalid_argument, "config file '" + path + "': " + e.what());
-    }
-    if (!j.is_object())
-      throw Error(errc::invalid_argument, "config file '" + path + "': must hold a JSON object");
-    for (const auto& [k, v] : j.items()) {
-      try {
-        apply_setting(c, k, v.is_string() ? v.get<std::string>() : v.dump());
-      } catch (const Error& e) {
-        throw Error(e.code(), "config file '" + path + "': " + e.what());
+namespace {
+
+[[noreturn]] void bad_file(const std::string& path, const std::string& what) {
+  throw Error(errc::invalid_argument, "config file '" + path + "': " + what);
+}
+
+std::string normal_key(std::string_view key) {
+  std::string k(key);
+  for (char& ch : k)
+    if (ch == '_') ch = '-';
+  return k;
+}
+
+void apply_json_file(ServerConfig& c, const std::string& path, std::istream& in) {
+  // Keys are collected with their order by hand: nlohmann's object keeps only the last of
+  // two equal keys, and a key given twice is a conflict to report, not to resolve.
+  std::vector<std::pair<std::string, nlohmann::json>> entries;
+  nlohmann::json j;
+  try {
+    int depth = 0;
+    std::string key;
+    j = nlohmann::json::parse(in, [&](int d, nlohmann::json::parse_event_t event,
+                                      nlohmann::json& parsed) {
+      depth = d;
+      if (event == nlohmann::json::parse_event_t::key && depth == 1) {
+        key = parsed.get<std::string>();
+        const std::string k = normal_key(key);
+        for (const auto& [seen, value] : entries)
+          if (normal_key(seen) == k) bad_file(path, "setting '" + key + "' is given twice");
+        entries.emplace_back(key, nullptr);
+      } else if (event == nlohmann::json::parse_event_t::value && depth == 1 && !entries.empty()) {
+        entries.back().second = parsed;
+      } else if ((event == nlohmann::json::parse_event_t::object_end ||
+                  event == nlohmann::json::parse_event_t::array_end) &&
+                 depth == 1 && !entries.empty()) {
+        entries.back().second = parsed;
       }
-    }
-    return;
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
+    bad_file(path, e.what());
   }
+  if (!j.is_object()) bad_file(path, "must hold a JSON object");
+  for (const auto& [k, v] : entries) {
+    std::string text;
+    if (v.is_string())
+      text = v.get<std::string>();
+    else if (v.is_number())
+      text = v.dump();
+    else
+      bad_file(path, "setting '" + k + "' is " + std::string(v.type_name()) +
+                         "; give a string or a number");
+    try {
+      apply_setting(c, k, text);
+    } catch (const Error& e) {
+      throw Error(e.code(), "config file '" + path + "': " + e.what());
+    }
+  }
+}
+
+// A '#' starts a comment at the start of a line or after whitespace; elsewhere it belongs
+// to the value ("token=abc#def").
+std::string_view strip_comment(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+      return line.substr(0, i);
+  return line;
+}
+
+}  // namespace
+
+void apply_config_file(ServerConfig& c, const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) bad_file(path, "is a folder, not a file");
+  std::ifstream in(path);
+  if (!in) bad_file(path, "cannot be read");
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  if (json) return apply_json_file(c, path, in);
+  std::vector<std::pair<std::string, int>> seen;  // key, line
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    std::string_view s = line;
-    if (const auto hash = s.find('#'); hash != std::string_view::npos) s = s.substr(0, hash);
-    s = trim(s);
+    const std::string_view s = trim(strip_comment(line));
     if (s.empty()) continue;
     const auto eq = s.find('=');
     if (eq == std::string_view::npos)
       throw Error(errc::invalid_argument, "config file '" + path + "' line " + std::to_string(n) +
                                               ": '" + std::string(s) + "' is not key=value");
+    const std::string key = normal_key(trim(s.substr(0, eq)));
+    for (const auto& [k, at] : seen)
+      if (k == key)
+        throw Error(errc::invalid_argument,
+                    "config file '" + path + "' line " + std::to_string(n) + ": setting '" + key +
+                        "' was already given on line " + std::to_string(at));
+    seen.emplace_back(key, n);
     try {
       apply_setting(c, trim(s.substr(0, eq)), trim(s.substr(eq + 1)));
     } catch (const Error& e) {
@@ -183,6 +274,7 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
                   "config file '" + path + "' line " + std::to_string(n) + ": " + e.what());
     }
   }
+  if (in.bad()) bad_file(path, "cannot be read");
 }
 
 void apply_environment(
@@ -214,6 +306,19 @@ void validate(const ServerConfig& c) {
   if (c.rate_burst > 0 && c.rate_limit == 0)
     throw Error(errc::invalid_argument,
                 "rate-burst='" + std::to_string(c.rate_burst) + "' needs rate-limit above 0");
+  if (c.node && !c.lease_store.empty())
+    throw Error(errc::invalid_argument,
+                "node='" + std::to_string(*c.node) + "' and lease-store='" + c.lease_store +
+                    "' conflict: a fixed node takes no lease; set one of them");
+  // A layout whose time field has run out would answer every request 500: refuse it now.
+  const Layout layout = parse_layout(c.layout);
+  const LayoutFacts facts = describe(layout);
+  const std::int64_t now_ms = SystemClock::instance().now_ns() / 1'000'000;
+  if (facts.time_runs_out_ms <= now_ms)
+    throw Error(errc::invalid_layout,
+                "layout='" + c.layout + "': its " + std::to_string(layout.time_bits()) +
+                    "-bit time field ran out at " + format_iso8601_ms(facts.time_runs_out_ms) +
+                    ", so no ID can be issued; widen time or move the epoch");
 }
 
 }  // namespace idforge::server

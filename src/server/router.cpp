@@ -20,7 +20,9 @@ std::vector<std::string> split_path(std::string_view path) {
   return out;
 }
 
-bool is_param(const std::string& seg) { return seg.size() > 2 && seg.front() == '{' && seg.back() == '}'; }
+bool is_param(const std::string& seg) {
+  return seg.size() > 2 && seg.front() == '{' && seg.back() == '}';
+}
 
 // Matches segment by segment; a {param} takes one non-empty segment.
 bool match_segments(const std::vector<std::string>& pattern, std::string_view path,
@@ -58,7 +60,8 @@ bool Request::wants_text() const {
   return json == std::string::npos || text < json;
 }
 
-Response problem(int status, std::string_view type, std::string_view title, std::string_view detail) {
+Response problem(int status, std::string_view type, std::string_view title,
+                 std::string_view detail) {
   nlohmann::ordered_json j;
   j["type"] = "urn:idforge:problem:" + std::string(type);
   j["title"] = title;
@@ -67,17 +70,18 @@ Response problem(int status, std::string_view type, std::string_view title, std:
   Response r;
   r.status = status;
   r.content_type = "application/problem+json";
-  r.body = j.dump();
+  r.body = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 
-void Router::add(std::string method, std::string pattern, Handler handler) {
+void Router::add(std::string method, std::string pattern, Handler handler, bool blocking) {
   if (pattern.empty() || pattern.front() != '/')
     throw Error(errc::invalid_argument, "route '" + pattern + "': a pattern starts with '/'");
   for (const auto& r : routes_)
     if (r.method == method && r.pattern == pattern)
-      throw Error(errc::invalid_argument, "route " + method + " " + pattern + ": already registered");
-  Route r{std::move(method), std::move(pattern), std::move(handler), {}};
+      throw Error(errc::invalid_argument,
+                  "route " + method + " " + pattern + ": already registered");
+  Route r{std::move(method), std::move(pattern), std::move(handler), {}, blocking};
   r.segments = split_path(r.pattern);
   routes_.push_back(std::move(r));
 }
@@ -116,7 +120,8 @@ std::optional<std::size_t> parse_count(const std::optional<std::string>& text) {
 
 Response bad_count(const std::optional<std::string>& text) {
   return problem(400, "bad-count", "Bad Request",
-                 "count='" + text.value_or("") + "' must be a whole number from 1 to " + std::to_string(kMaxCount));
+                 "count='" + text.value_or("") + "' must be a whole number from 1 to " +
+                     std::to_string(kMaxCount));
 }
 
 }  // namespace idforge::server

@@ -75,29 +75,32 @@ Response values_json(const std::vector<std::int64_t>& v) {
 std::shared_ptr<void> add_sequence_routes(Server& server, const std::string& store_url) {
   auto pool = std::make_shared<SequencePool>(store_url);
   ticket::open_segment_store(store_url);  // a malformed URL fails at start-up, not per request
-  server.router().add("GET", "/v1/sequences/{name}", [pool, store_url](const Request& req) -> Response {
-    const std::string name(req.param("name"));
-    const auto count_text = req.query("count");
-    const auto count = parse_count(count_text);
-    if (!count)
-      return bad_count(count_text);
-    try {
-      std::vector<std::int64_t> values(*count);
-      pool->draw(name, values);
-      if (req.wants_text()) {
-        Response r{200, "text/plain; charset=utf-8", {}, {}};
-        for (auto v : values) r.body += std::to_string(v) + '\n';
-        return r;
-      }
-      return values_json(values);
-    } catch (const Error& e) {
-      if (e.code() == errc::not_found) return problem(404, "no-such-sequence", "Not Found", e.what());
-      if (e.code() == errc::invalid_argument || e.code() == errc::parse_error)
-        return problem(400, "bad-sequence-name", "Bad Request", e.what());
-      return problem(503, "sequence-store-unavailable", "Service Unavailable",
-                     fmt::format("sequence store {}: {}", store_url, e.what()));
-    }
-  });
+  server.router().add(
+      "GET", "/v1/sequences/{name}",
+      [pool, store_url](const Request& req) -> Response {
+        const std::string name(req.param("name"));
+        const auto count_text = req.query("count");
+        const auto count = parse_count(count_text);
+        if (!count) return bad_count(count_text);
+        try {
+          std::vector<std::int64_t> values(*count);
+          pool->draw(name, values);
+          if (req.wants_text()) {
+            Response r{200, "text/plain; charset=utf-8", {}, {}};
+            for (auto v : values) r.body += std::to_string(v) + '\n';
+            return r;
+          }
+          return values_json(values);
+        } catch (const Error& e) {
+          if (e.code() == errc::not_found)
+            return problem(404, "no-such-sequence", "Not Found", e.what());
+          if (e.code() == errc::invalid_argument || e.code() == errc::parse_error)
+            return problem(400, "bad-sequence-name", "Bad Request", e.what());
+          return problem(503, "sequence-store-unavailable", "Service Unavailable",
+                         fmt::format("sequence store {}: {}", store_url, e.what()));
+        }
+      },
+      /*blocking=*/true);
   return pool;
 }
 

@@ -1,41 +1,51 @@
 // MariaDB keeps the step and offset in session variables (auto_increment_increment and
 // auto_increment_offset), read by each REPLACE. Several "servers" can therefore be
-// databases of one MariaDB: each connection applies its set's values from the
-// idforge_ticket_sets row when it first uses the set.
+// databases of one MariaDB: each connection applies its set's values from the set's record
+// when it first uses the set.
 //
-// Session variables go stale when a resize changes the row, and no outside action can
-// refresh another session in time: KILL only flags a session, and one waiting on the
-// resize's lock may be granted the table at UNLOCK before it sees the flag, then hand out
-// a value of the old step (a duplicate of a new server's value). So the guard sits in the
-// statement that takes the value: the REPLACE copies its row from a SELECT of the set's
-// row that matches the session's step and offset. Both tables are opened and locked by
-// that one statement, and the resize holds both (LOCK TABLES ... WRITE) from reading the
-// highest value to its last change: a REPLACE runs wholly before the resize or wholly
-// after it, and a stale session inserts nothing, re-reads the row and tries again.
+// Session variables go stale when a resize changes the record, and no outside action can
+// refresh another session in time. So the guard sits in the statement that takes the value:
+// the REPLACE copies its row from a SELECT of the set's record that is active, of the epoch
+// the session applied, and matches the session's step and offset. A fence holds both tables
+// (LOCK TABLES ... WRITE) from reading the highest value to marking the record fenced: a
+// REPLACE runs wholly before the fence (and MAX(id) sees it) or wholly after it (and inserts
+// nothing). A stale session inserts nothing, re-reads the record and tries again.
 //
-// Resize: LOCK TABLES ... WRITE pauses every other session's REPLACE on the set; the
-// highest value is MAX(id) (REPLACE keeps one row, the latest).
+// The id column is a signed BIGINT: past 2^63-1 MariaDB refuses the insert (error 167)
+// instead of handing out a value no signed 64-bit integer can hold.
 #include "mariadb_ticket_server.hpp"
 
 #include <errmsg.h>
 #include <mysqld_error.h>
 
 #include <charconv>
+#include <chrono>
 #include <string>
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "member_record.hpp"
+#include "one_line.hpp"
 
 namespace idforge::ticket::detail {
 namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The storage engine's "auto-increment value out of range" (HA_ERR_AUTOINC_ERANGE).
+constexpr unsigned kAutoIncRange = 167;
 
 std::string table_of(std::string_view name) {
   return "idforge_tickets_" + std::string(check_sequence_name(name));
 }
 
 bool connection_lost(unsigned err) {
-  // Refused or lost connections, and sessions an administrator killed.
+  // Refused, lost or silent (read timeout) connections, and sessions an administrator killed.
   return err == CR_SERVER_GONE_ERROR || err == CR_SERVER_LOST || err == CR_CONNECTION_ERROR ||
          err == CR_CONN_HOST_ERROR || err == ER_CONNECTION_KILLED || err == ER_QUERY_INTERRUPTED ||
          err == CR_SERVER_LOST_EXTENDED;
@@ -48,6 +58,27 @@ std::int64_t to_int64(const std::string& s) {
     throw Error(errc::invalid_argument,
                 "MariaDB returned '" + s + "' where an integer was expected");
   return v;
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned v = 0;
+    if (s[i] == '%' && i + 2 < s.size() &&
+        std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16).ptr == s.data() + i + 3) {
+      out += static_cast<char>(v);
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+[[noreturn]] void changed(std::string_view name, const std::string& where, const std::string& why) {
+  throw ConcurrentChange("ticket set '" + std::string(name) + "' on " + where +
+                         " changed meanwhile (" + why +
+                         "): another resize or init ran at the same time");
 }
 
 }  // namespace
@@ -63,17 +94,21 @@ MariaDbUrl parse_mariadb_url(std::string_view url) {
   std::string_view rest = url.substr(scheme + 3);
   const auto q = rest.find('?');
   if (q != std::string_view::npos) rest = rest.substr(0, q);
+  // The user part ends at the last '@' (a password may hold '@'); the path starts after it.
+  const auto at = rest.rfind('@');
+  std::string_view cred;
+  if (at != std::string_view::npos) {
+    cred = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+  }
   const auto slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
   if (slash != std::string_view::npos && slash + 1 < rest.size())
     u.database = std::string(rest.substr(slash + 1));
-  const auto at = authority.rfind('@');
   if (at != std::string_view::npos) {
-    std::string_view cred = authority.substr(0, at);
-    authority = authority.substr(at + 1);
     const auto colon = cred.find(':');
-    u.user = std::string(cred.substr(0, colon));
-    if (colon != std::string_view::npos) u.password = std::string(cred.substr(colon + 1));
+    u.user = percent_decode(cred.substr(0, colon));
+    if (colon != std::string_view::npos) u.password = percent_decode(cred.substr(colon + 1));
   }
   const auto colon = authority.rfind(':');
   if (colon != std::string_view::npos) {
@@ -92,11 +127,12 @@ MariaDbUrl parse_mariadb_url(std::string_view url) {
   return u;
 }
 
-MariaDbTicketServer::MariaDbTicketServer(std::string url)
-    : url_(std::move(url)), parts_(parse_mariadb_url(url_)) {}
+MariaDbTicketServer::MariaDbTicketServer(std::string url, DbTimeouts timeouts)
+    : url_(std::move(url)), parts_(parse_mariadb_url(url_)), timeouts_(timeouts) {
+  check_timeouts(timeouts_);
+}
 
 MariaDbTicketServer::~MariaDbTicketServer() {
-  if (locked_) abort();
   disconnect();
 }
 
@@ -114,202 +150,352 @@ void MariaDbTicketServer::connect() {
   disconnect();
   db_ = mysql_init(nullptr);
   if (!db_) throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
-  const unsigned timeout = 5;
-  mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-  if (!mysql_real_connect(db_, parts_.host.c_str(), parts_.user.c_str(),
-                          parts_.password.empty() ? nullptr : parts_.password.c_str(), nullptr,
-                          parts_.port, nullptr, 0)) {
-    const std::string msg = mysql_error(db_);
-    disconnect();
-    throw Error(errc::store_unreachable, "MariaDB at " + describe() + " is unreachable: " + msg);
+  // The client library counts in whole seconds; round up so no bound is shorter than asked.
+  const auto secs = [](std::int64_t ms) { return static_cast<unsigned>((ms + 999) / 1000); };
+  const unsigned connect_s = secs(timeouts_.connect_ms), statement_s = secs(timeouts_.statement_ms);
+  mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
+  mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &statement_s);
+  mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &statement_s);
+  // Into the database at once: CREATE DATABASE IF NOT EXISTS would wait for anyone's
+  // LOCK TABLES in it (a resize's fence) even when the database exists.
+  const auto open = [&](const char* db) {
+    return mysql_real_connect(db_, parts_.host.c_str(), parts_.user.c_str(),
+                              parts_.password.empty() ? nullptr : parts_.password.c_str(), db,
+                              parts_.port, nullptr, 0) != nullptr;
+  };
+  bool missing_db = false;
+  const std::int64_t started = steady_ns();
+  if (!open(parts_.database.c_str())) {
+    missing_db = mysql_errno(db_) == ER_BAD_DB_ERROR;
+    if (missing_db) {
+      mysql_close(db_);
+      db_ = mysql_init(nullptr);
+      if (!db_)
+        throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
+      mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
+      mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &statement_s);
+      mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &statement_s);
+    }
+    if (!missing_db || !open(nullptr)) {
+      const std::string msg = one_line(mysql_error(db_));
+      disconnect();
+      const std::int64_t bound_ms = (timeouts_.connect_ms + 999) / 1000 * 1000;
+      const bool slow = steady_ns() - started >= bound_ms * 1'000'000 * 9 / 10;
+      throw Error(errc::store_unreachable,
+                  "MariaDB at " + describe() +
+                      (slow ? " did not answer within " + std::to_string(bound_ms) +
+                                  " ms while connecting (server down, frozen or overloaded): "
+                            : " is unreachable: ") +
+                      msg);
+    }
   }
-  query("CREATE DATABASE IF NOT EXISTS `" + parts_.database + "`");
-  query("USE `" + parts_.database + "`");
+  // Server-side bounds: lock waits (a fence waiting for REPLACEs, or for another resize) and
+  // any one statement.
+  query("SET SESSION lock_wait_timeout = " + std::to_string(secs(timeouts_.lock_ms)) +
+        ", innodb_lock_wait_timeout = " + std::to_string(secs(timeouts_.lock_ms)) +
+        ", max_statement_time = " +
+        std::to_string(static_cast<double>(timeouts_.statement_ms) / 1000.0));
+  if (missing_db) {
+    query("CREATE DATABASE IF NOT EXISTS `" + parts_.database + "`");
+    query("USE `" + parts_.database + "`");
+  }
   query(
-      "CREATE TABLE IF NOT EXISTS idforge_ticket_sets ("
+      "CREATE TABLE IF NOT EXISTS idforge_ticket_members ("
       " name VARCHAR(64) NOT NULL PRIMARY KEY,"
-      " step BIGINT NOT NULL,"
-      " residue BIGINT NOT NULL,"
-      " first_value BIGINT NOT NULL) ENGINE=InnoDB");
+      " state VARCHAR(8) NOT NULL, epoch BIGINT NOT NULL, first_value BIGINT NOT NULL,"
+      " members TEXT NOT NULL, dropped TEXT NOT NULL, gap BIGINT NOT NULL,"
+      " member_index BIGINT NOT NULL, step BIGINT NOT NULL, residue BIGINT NOT NULL,"
+      " token VARCHAR(40) NOT NULL, highest BIGINT NULL,"
+      " next_epoch BIGINT NULL, next_first BIGINT NULL, next_members TEXT NULL,"
+      " next_dropped TEXT NULL, next_gap BIGINT NULL,"
+      " version BIGINT NOT NULL,"
+      " changed_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) ENGINE=InnoDB");
 }
 
 void MariaDbTicketServer::fail(const std::string& doing) {
   const unsigned err = db_ ? mysql_errno(db_) : CR_SERVER_GONE_ERROR;
-  const std::string msg = db_ ? mysql_error(db_) : "not connected";
+  const std::string msg = one_line(db_ ? mysql_error(db_) : "not connected");
   if (connection_lost(err)) {
     disconnect();
-    throw Error(errc::store_unreachable, "MariaDB at " + describe() + " is unreachable: " + msg);
+    throw Error(errc::store_unreachable, "MariaDB at " + describe() + timed_out(sent_at_ns_) + msg);
   }
   errc code = errc::invalid_argument;
   if (err == ER_NO_SUCH_TABLE) code = errc::not_found;
   if (err == ER_TABLE_EXISTS_ERROR || err == ER_DUP_ENTRY) code = errc::already_exists;
+  if (err == ER_LOCK_WAIT_TIMEOUT || err == ER_STATEMENT_TIMEOUT) code = errc::store_unreachable;
+  if (err == kAutoIncRange || err == ER_WARN_DATA_OUT_OF_RANGE || err == ER_AUTOINC_READ_FAILED)
+    code = errc::counter_exhausted;
   throw Error(code, "MariaDB at " + describe() + ": " + doing + ": " + msg);
 }
 
-void MariaDbTicketServer::query(const std::string& sql) {
+std::string MariaDbTicketServer::timed_out(std::int64_t since_ns) const {
+  // The client library reports a read timeout as a lost connection ("system error: 110"):
+  // say which it was when the wait reached the bound (whole seconds on MariaDB).
+  const std::int64_t bound_ms = (timeouts_.statement_ms + 999) / 1000 * 1000;
+  if (since_ns == 0 || steady_ns() - since_ns < bound_ms * 1'000'000 * 9 / 10)
+    return " is unreachable: ";
+  return " did not answer within " + std::to_string(bound_ms) +
+         " ms (server down, frozen or overloaded); the connection was closed: ";
+}
+
+void MariaDbTicketServer::send(const std::string& sql) {
+  if (hook_) hook_(sql);
   if (!db_) connect();
-  if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql);
+  sent_at_ns_ = steady_ns();
+  if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql.substr(0, 60));
+}
+
+void MariaDbTicketServer::query(const std::string& sql) {
+  send(sql);
   if (MYSQL_RES* r = mysql_store_result(db_)) mysql_free_result(r);
 }
 
+std::int64_t MariaDbTicketServer::change(const std::string& sql) {
+  send(sql);
+  return static_cast<std::int64_t>(mysql_affected_rows(db_));
+}
+
 std::optional<std::string> MariaDbTicketServer::scalar(const std::string& sql) {
-  if (!db_) connect();
-  if (mysql_real_query(db_, sql.data(), sql.size()) != 0) fail(sql);
+  send(sql);
   MYSQL_RES* r = mysql_store_result(db_);
-  if (!r) fail(sql);
+  if (!r) fail(sql.substr(0, 60));
   std::optional<std::string> v;
   if (MYSQL_ROW row = mysql_fetch_row(r); row && row[0]) v = row[0];
   mysql_free_result(r);
   return v;
 }
 
-std::pair<std::int64_t, std::int64_t> MariaDbTicketServer::config_of(std::string_view name) {
-  const std::string sql =
-      "SELECT CONCAT(step, ' ', residue) FROM idforge_ticket_sets WHERE name = '" +
-      std::string(check_sequence_name(name)) + "'";
-  const auto v = scalar(sql);
-  if (!v)
-    throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
-                                     describe() + " (never created here, or retired by a resize)");
-  const auto space = v->find(' ');
-  return {to_int64(v->substr(0, space)), to_int64(v->substr(space + 1))};
-}
-
-void MariaDbTicketServer::write_config(std::string_view name, std::int64_t first,
-                                       std::int64_t increment) {
-  // Values are first, first + increment, ...: MariaDB's offset is first's residue in 1..increment.
-  const std::int64_t offset = (first - 1) % increment + 1;
-  query("REPLACE INTO idforge_ticket_sets (name, step, residue, first_value) VALUES ('" +
-        std::string(name) + "', " + std::to_string(increment) + ", " + std::to_string(offset) +
-        ", " + std::to_string(first) + ")");
-}
-
-void MariaDbTicketServer::install(std::string_view name, std::int64_t first,
-                                  std::int64_t increment) {
-  const std::string table = table_of(name);
-  if (increment < 1 || increment > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) +
-                                            " is out of range: 1.." +
-                                            std::to_string(kMaxTicketServers) + " on MariaDB");
+void MariaDbTicketServer::unlock() noexcept {
   try {
-    query("CREATE TABLE " + table +
-          " (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
-          " stub CHAR(1) NOT NULL DEFAULT '' UNIQUE) ENGINE=InnoDB AUTO_INCREMENT=" +
-          std::to_string(first));
-  } catch (const Error& e) {
-    if (e.code() == errc::already_exists)
-      throw Error(errc::already_exists,
-                  "ticket set '" + std::string(name) + "' already exists on " + describe());
+    if (db_) query("UNLOCK TABLES");
+  } catch (...) {
+    disconnect();  // a closed connection drops its table locks
+  }
+}
+
+std::string MariaDbTicketServer::identity() {
+  if (identity_.empty()) {
+    // MariaDB has no system identifier: each database keeps a UUID of its own, made once.
+    query(
+        "CREATE TABLE IF NOT EXISTS idforge_ticket_node (k TINYINT NOT NULL PRIMARY KEY,"
+        " node_id VARCHAR(64) NOT NULL) ENGINE=InnoDB");
+    query("INSERT IGNORE INTO idforge_ticket_node VALUES (1, UUID())");
+    identity_ =
+        "mariadb:" + scalar("SELECT node_id FROM idforge_ticket_node WHERE k = 1").value_or("?") +
+        "/" + parts_.database;
+  }
+  return identity_;
+}
+
+std::optional<MemberRecord> MariaDbTicketServer::read(std::string_view name) {
+  const std::string sql = "SELECT " + std::string(kRecordColumns) +
+                          " FROM idforge_ticket_members WHERE name = '" +
+                          std::string(check_sequence_name(name)) + "'";
+  send(sql);
+  MYSQL_RES* r = mysql_store_result(db_);
+  if (!r) fail("reading the record");
+  MYSQL_ROW row = mysql_fetch_row(r);
+  if (!row) {
+    mysql_free_result(r);
+    return std::nullopt;
+  }
+  try {
+    MemberRecord rec = parse_record(
+        [&](int c) -> std::optional<std::string_view> {
+          if (!row[c]) return std::nullopt;
+          return std::string_view(row[c]);
+        },
+        describe());
+    mysql_free_result(r);
+    return rec;
+  } catch (...) {
+    mysql_free_result(r);
     throw;
   }
-  write_config(name, first, increment);
 }
 
-std::int64_t MariaDbTicketServer::next(std::string_view name) {
+TicketValue MariaDbTicketServer::next(std::string_view name) {
   const std::string table = table_of(name);
-  const std::string replace = "REPLACE INTO " + table +
-                              " (stub) SELECT 'a' FROM idforge_ticket_sets WHERE name = '" +
-                              std::string(name) +
-                              "' AND step = @@SESSION.auto_increment_increment"
-                              " AND residue = @@SESSION.auto_increment_offset";
-  // A REPLACE repeated after a lost answer costs at most one value (a gap, never a
-  // duplicate): one retry after a lost connection. A few more after finding the session's
-  // step stale, since each such find means a resize finished in between.
-  int lost = 0;
   int stale = 0;
   for (;;) {
+    if (session_set_ != name) {
+      const auto rec = read(name);
+      if (!rec)
+        throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
+                                         describe() + " (never created here)");
+      if (rec->state == MemberState::fenced)
+        throw Error(errc::fenced, "ticket set '" + std::string(name) + "' on " + describe() +
+                                      " is fenced by resize " + rec->token +
+                                      ": it hands out nothing until that resize finishes "
+                                      "(`idforge ticket status` shows where it stands)");
+      if (rec->state == MemberState::retired)
+        throw Error(errc::not_found, "ticket set '" + std::string(name) + "' on " + describe() +
+                                         " was retired by the resize to epoch " +
+                                         std::to_string(rec->config.epoch));
+      const MemberValues v = values_of(rec->config, rec->index);
+      query("SET SESSION auto_increment_increment = " + std::to_string(v.step) +
+            ", auto_increment_offset = " + std::to_string(v.residue));
+      session_set_ = std::string(name);
+      session_epoch_ = rec->config.epoch;
+    }
+    const std::string replace =
+        "REPLACE INTO " + table + " (stub) SELECT 'a' FROM idforge_ticket_members WHERE name = '" +
+        std::string(name) + "' AND state = 'active' AND epoch = " + std::to_string(session_epoch_) +
+        " AND step = @@SESSION.auto_increment_increment"
+        " AND residue = @@SESSION.auto_increment_offset";
+    if (hook_) hook_(replace);
+    if (mysql_real_query(db_, replace.data(), replace.size()) != 0) {
+      // The fence's lock and this statement's two tables can meet in a lock cycle; MariaDB
+      // then rolls this statement back, before it took a value: run it again.
+      const unsigned err = mysql_errno(db_);
+      if (err == ER_LOCK_DEADLOCK && stale++ < kMaxStaleRetries) continue;
+      if (err == kAutoIncRange || err == ER_WARN_DATA_OUT_OF_RANGE || err == ER_AUTOINC_READ_FAILED)
+        throw Error(errc::counter_exhausted,
+                    "ticket set '" + std::string(name) + "' on " + describe() +
+                        " has handed out its last value below 2^63-1 (MariaDB: " +
+                        one_line(mysql_error(db_)) + ")");
+      fail("taking a ticket of set '" + std::string(name) + "'");
+    }
+    if (mysql_affected_rows(db_) > 0)
+      return {static_cast<std::int64_t>(mysql_insert_id(db_)), session_epoch_};
+    // No row inserted: the record no longer matches this session (a resize fenced or
+    // changed it). Re-read it; the checks above say fenced or retired.
+    session_set_.clear();
+    if (stale++ >= kMaxStaleRetries)
+      throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": ticket set '" +
+                                               std::string(name) + "' changed its configuration " +
+                                               std::to_string(stale) +
+                                               " times during one call (resizes in a row)");
+  }
+}
+
+MemberRecord MariaDbTicketServer::fence(std::string_view name, std::int64_t version,
+                                        const std::string& token) {
+  const std::string n(check_sequence_name(name));
+  auto rec = read(name);
+  if (!rec) changed(name, describe(), "its record is gone");
+  if (rec->state == MemberState::retired)
+    throw Error(errc::invalid_argument,
+                "ticket set '" + n + "' on " + describe() + " is retired: nothing to fence");
+  const std::string clear_next =
+      " next_epoch = NULL, next_first = NULL, next_members = NULL, next_dropped = NULL,"
+      " next_gap = NULL, version = version + 1, changed_at = CURRENT_TIMESTAMP(6)";
+  if (rec->state == MemberState::fenced) {
+    // Taking over a fence: the values are stopped already; only the token moves.
+    if (change("UPDATE idforge_ticket_members SET token = '" + token + "'," + clear_next +
+               " WHERE name = '" + n + "' AND version = " + std::to_string(version)) != 1)
+      changed(name, describe(), "record version moved from " + std::to_string(version));
+  } else {
+    query("LOCK TABLES " + table_of(name) + " WRITE, idforge_ticket_members WRITE");
     try {
-      if (session_set_ != name) {
-        const auto [inc, off] = config_of(name);
-        query("SET SESSION auto_increment_increment = " + std::to_string(inc) +
-              ", auto_increment_offset = " + std::to_string(off));
-        session_set_ = std::string(name);
-      }
-      if (mysql_real_query(db_, replace.data(), replace.size()) != 0) {
-        // The resize's lock and this statement's two tables can meet in a lock cycle;
-        // MariaDB then rolls this statement back, before it took a value: run it again.
-        if (mysql_errno(db_) == ER_LOCK_DEADLOCK && stale++ < kMaxStaleRetries) continue;
-        fail("taking a ticket");
-      }
-      if (mysql_affected_rows(db_) > 0) return static_cast<std::int64_t>(mysql_insert_id(db_));
-      // No row inserted: the set's row no longer matches this session's step and offset
-      // (or is gone). Re-read it; config_of says not_found if the set was retired.
-      session_set_.clear();
-      if (stale++ >= kMaxStaleRetries)
-        throw Error(errc::invalid_argument, "MariaDB at " + describe() + ": ticket set '" +
-                                                std::string(name) + "' changed its step " +
-                                                std::to_string(stale) +
-                                                " times during one call (resizes in a row)");
-    } catch (const Error& e) {
-      if (e.code() != errc::store_unreachable || lost++ > 0) throw;
+      rec = read(name);
+      if (!rec || rec->version != version)
+        changed(name, describe(), "record version moved from " + std::to_string(version));
+      const auto max_id = scalar("SELECT MAX(id) FROM " + table_of(name));
+      const MemberValues v = values_of(rec->config, rec->index);
+      std::int64_t h = v.first - v.step;  // nothing handed out in this configuration
+      if (max_id) h = std::max(h, to_int64(*max_id));
+      query("UPDATE idforge_ticket_members SET state = 'fenced', token = '" + token +
+            "', highest = " + std::to_string(h) + "," + clear_next + " WHERE name = '" + n + "'");
+      rec->highest = h;
+    } catch (...) {
+      unlock();
+      throw;
     }
+    unlock();
   }
+  rec->state = MemberState::fenced;
+  rec->token = token;
+  rec->next.reset();
+  ++rec->version;
+  return *rec;
 }
 
-std::optional<TicketState> MariaDbTicketServer::lock_for_resize(std::string_view name) {
-  const std::string table = table_of(name);
-  if (!scalar("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND "
-              "TABLE_NAME = '" +
-              table + "'"))
-    return std::nullopt;
-  query("LOCK TABLES " + table + " WRITE, idforge_ticket_sets WRITE");
-  locked_ = true;
-  try {
-    const auto [inc, off] = config_of(name);
-    const auto max_id = scalar("SELECT MAX(id) FROM " + table);
-    std::int64_t highest;
-    if (max_id) {
-      highest = to_int64(*max_id);
-    } else {
-      highest = to_int64(scalar("SELECT first_value FROM idforge_ticket_sets WHERE name = '" +
-                                std::string(name) + "'")
-                             .value_or("1")) -
-                inc;
-    }
-    (void)off;
-    return TicketState{inc, highest};
-  } catch (...) {
-    abort();
-    throw;
-  }
-}
-
-void MariaDbTicketServer::reconfigure(std::string_view name, std::int64_t first,
-                                      std::int64_t increment) {
-  if (!locked_) {  // a server joining the set: nobody uses it yet, nothing to pause
-    install(name, first, increment);
+void MariaDbTicketServer::prepare(std::string_view name, std::optional<std::int64_t> version,
+                                  const std::string& token, const TicketConfig& next) {
+  const std::string n(check_sequence_name(name));
+  if (!db_) connect();
+  const auto text = [&](const std::string& s) {
+    std::string out(s.size() * 2 + 1, '\0');
+    out.resize(mysql_real_escape_string(db_, out.data(), s.data(), s.size()));
+    return "'" + out + "'";
+  };
+  const std::string epoch = std::to_string(next.epoch), first = std::to_string(next.first),
+                    members = text(encode_members(next.members)),
+                    dropped = text(encode_members(next.dropped)), gap = std::to_string(next.gap);
+  if (!version) {
+    if (change("INSERT IGNORE INTO idforge_ticket_members (name, state, epoch, first_value,"
+               " members, dropped, gap, member_index, step, residue, token, highest, next_epoch,"
+               " next_first, next_members, next_dropped, next_gap, version) VALUES ('" +
+               n + "', 'fenced', 0, 0, '', '', 0, -1, 0, 0, '" + token + "', NULL, " + epoch +
+               ", " + first + ", " + members + ", " + dropped + ", " + gap + ", 1)") != 1)
+      changed(name, describe(), "a record appeared");
     return;
   }
-  if (increment < 1 || increment > kMaxTicketServers)
-    throw Error(errc::invalid_argument, "ticket increment " + std::to_string(increment) +
-                                            " is out of range: 1.." +
-                                            std::to_string(kMaxTicketServers) + " on MariaDB");
-  write_config(name, first, increment);
-  query("ALTER TABLE " + table_of(name) + " AUTO_INCREMENT = " + std::to_string(first));
-  session_set_.clear();
+  // MariaDB assigns left to right, each seeing the columns already set: highest first.
+  if (change("UPDATE idforge_ticket_members SET highest = IF(state = 'retired', NULL, highest),"
+             " state = 'fenced', token = '" +
+             token + "', next_epoch = " + epoch + ", next_first = " + first +
+             ", next_members = " + members + ", next_dropped = " + dropped + ", next_gap = " + gap +
+             ", version = version + 1, changed_at = CURRENT_TIMESTAMP(6) WHERE name = '" + n +
+             "' AND ((state = 'fenced' AND token = '" + token +
+             "') OR (state = 'retired' AND version = " + std::to_string(*version) + "))") != 1)
+    changed(name, describe(), "its fence or version moved");
 }
 
-void MariaDbTicketServer::retire(std::string_view name) {
-  query("DELETE FROM idforge_ticket_sets WHERE name = '" + std::string(check_sequence_name(name)) +
-        "'");
-  query("DROP TABLE IF EXISTS " + table_of(name));
-  session_set_.clear();
-}
-
-void MariaDbTicketServer::commit() {
-  if (!locked_) return;
-  locked_ = false;
-  query("UNLOCK TABLES");
-}
-
-void MariaDbTicketServer::abort() noexcept {
-  if (!locked_) return;
-  locked_ = false;
-  try {
-    query("UNLOCK TABLES");
-  } catch (...) {
-    // A closed connection releases its table locks.
+MemberRecord MariaDbTicketServer::activate(std::string_view name, const std::string& token) {
+  const std::string n(check_sequence_name(name));
+  const std::string self = identity();
+  auto rec = read(name);
+  if (!rec) changed(name, describe(), "its record is gone");
+  if (rec->token == token && rec->state != MemberState::fenced) return *rec;  // done before
+  if (rec->state != MemberState::fenced || rec->token != token)
+    changed(name, describe(), "fenced by " + rec->token + " now");
+  if (!rec->next)
+    throw Error(errc::invalid_argument, "ticket set '" + n + "' on " + describe() + ": resize " +
+                                            token + " prepared no configuration here");
+  const TicketConfig& nx = *rec->next;
+  const std::int64_t idx = index_of(nx, self);
+  const std::string apply =
+      " epoch = next_epoch, first_value = next_first, members = next_members,"
+      " dropped = next_dropped, gap = next_gap, highest = NULL, next_epoch = NULL,"
+      " next_first = NULL, next_members = NULL, next_dropped = NULL, next_gap = NULL,"
+      " version = version + 1, changed_at = CURRENT_TIMESTAMP(6) WHERE name = '" +
+      n + "' AND state = 'fenced' AND token = '" + token + "'";
+  if (idx < 0) {
+    // The record first: once it says retired, a leftover table hands out nothing.
+    if (change("UPDATE idforge_ticket_members SET state = 'retired', member_index = -1,"
+               " step = 0, residue = 0," +
+               apply) != 1)
+      changed(name, describe(), "its fence moved");
+    query("DROP TABLE IF EXISTS " + table_of(name));
+  } else {
+    // While the record says fenced no REPLACE inserts, so the counter can be set first and
+    // the record switched after: each statement is atomic, and every state between is safe.
+    const MemberValues v = values_of(nx, idx);
+    if (!rec->highest) {
+      // A server joining the set: a table left from an earlier membership is replaced.
+      query("DROP TABLE IF EXISTS " + table_of(name));
+      query("CREATE TABLE " + table_of(name) +
+            " (id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+            " stub CHAR(1) NOT NULL DEFAULT '' UNIQUE) ENGINE=InnoDB AUTO_INCREMENT=" +
+            std::to_string(v.first));
+    } else {
+      query("ALTER TABLE " + table_of(name) + " AUTO_INCREMENT = " + std::to_string(v.first));
+    }
+    if (change("UPDATE idforge_ticket_members SET state = 'active', member_index = " +
+               std::to_string(idx) + ", step = " + std::to_string(v.step) +
+               ", residue = " + std::to_string(v.residue) + "," + apply) != 1)
+      changed(name, describe(), "its fence moved");
   }
+  session_set_.clear();
+  return *read(name);
+}
+
+void MariaDbTicketServer::discard(std::string_view name, const std::string& token) {
+  query("DELETE FROM idforge_ticket_members WHERE name = '" +
+        std::string(check_sequence_name(name)) + "' AND state = 'fenced' AND token = '" + token +
+        "' AND epoch = 0 AND highest IS NULL");
 }
 
 }  // namespace idforge::ticket::detail

@@ -8,7 +8,8 @@
 
 namespace idforge::ticket::detail {
 
-PgSegmentStore::PgSegmentStore(std::string url) : db_(std::move(url)) {
+PgSegmentStore::PgSegmentStore(std::string url, DbTimeouts timeouts)
+    : db_(std::move(url), timeouts) {
   try {
     db_.run(
         "CREATE TABLE IF NOT EXISTS idforge_segments ("

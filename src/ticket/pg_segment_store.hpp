@@ -10,7 +10,7 @@ namespace idforge::ticket::detail {
 class PgSegmentStore final : public SegmentStore {
  public:
   /// Connects and creates the table idforge_segments if missing.
-  explicit PgSegmentStore(std::string url);
+  PgSegmentStore(std::string url, DbTimeouts timeouts);
   void create(std::string_view name, std::int64_t start, std::int64_t step) override;
   SegmentBlock take(std::string_view name, std::int64_t count) override;
   void report_abandoned(std::string_view name, std::int64_t lost) override;

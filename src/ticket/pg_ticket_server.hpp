@@ -1,4 +1,5 @@
-// TicketServer on PostgreSQL: one sequence per set, nextval() per ID.
+// TicketServer on PostgreSQL: one sequence per set (nextval() per ID) and the set's record
+// in idforge_ticket_members.
 #pragma once
 
 #include "idforge/ticket/ticket_server.hpp"
@@ -8,19 +9,29 @@ namespace idforge::ticket::detail {
 
 class PgTicketServer final : public TicketServer {
  public:
-  explicit PgTicketServer(std::string url) : db_(std::move(url), false) {}
+  PgTicketServer(std::string url, DbTimeouts timeouts) : db_(std::move(url), timeouts, false) {}
   std::string describe() const override { return db_.where(); }
-  void install(std::string_view name, std::int64_t first, std::int64_t increment) override;
-  std::int64_t next(std::string_view name) override;
-  std::optional<TicketState> lock_for_resize(std::string_view name) override;
-  void reconfigure(std::string_view name, std::int64_t first, std::int64_t increment) override;
-  void retire(std::string_view name) override;
-  void commit() override;
-  void abort() noexcept override;
+  std::string identity() override;
+  TicketValue next(std::string_view name) override;
+  std::optional<MemberRecord> read(std::string_view name) override;
+  MemberRecord fence(std::string_view name, std::int64_t version,
+                     const std::string& token) override;
+  void prepare(std::string_view name, std::optional<std::int64_t> version, const std::string& token,
+               const TicketConfig& next) override;
+  MemberRecord activate(std::string_view name, const std::string& token) override;
+  void discard(std::string_view name, const std::string& token) override;
+  void set_statement_hook(StatementHook hook) override { db_.set_hook(std::move(hook)); }
 
  private:
+  void ensure_schema();
+  std::optional<MemberRecord> read_row(std::string_view name, bool for_update);
+  /// Runs body inside BEGIN ... COMMIT; rolls back (or drops the connection) on any error.
+  template <class F>
+  auto in_transaction(F&& body);
+
   PgConnection db_;
-  bool in_tx_ = false;
+  std::string identity_;
+  bool schema_ready_ = false;
 };
 
 }  // namespace idforge::ticket::detail

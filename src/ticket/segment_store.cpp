@@ -38,13 +38,15 @@ void throw_missing(std::string_view name, const std::string& store) {
 
 }  // namespace detail
 
-std::unique_ptr<SegmentStore> open_segment_store(std::string_view url) {
+std::unique_ptr<SegmentStore> open_segment_store(std::string_view url,
+                                                 const StoreOptions& options) {
+  check_timeouts(options.timeouts);
   const StoreUrl u = parse_store_url(url);
   switch (u.kind) {
     case StoreKind::sqlite:
-      return std::make_unique<detail::SqliteSegmentStore>(u.path);
+      return std::make_unique<detail::SqliteSegmentStore>(u.path, options.create);
     case StoreKind::postgres:
-      return std::make_unique<detail::PgSegmentStore>(u.url);
+      return std::make_unique<detail::PgSegmentStore>(u.url, options.timeouts);
     case StoreKind::mariadb:
       break;
   }

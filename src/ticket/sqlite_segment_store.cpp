@@ -1,5 +1,9 @@
 #include "sqlite_segment_store.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -20,20 +24,30 @@ constexpr int kBusyTimeoutMs = 30'000;
 
 }  // namespace
 
-SqliteSegmentStore::SqliteSegmentStore(std::string path) : path_(std::move(path)) {
-  const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+SqliteSegmentStore::SqliteSegmentStore(std::string path, bool create) : path_(std::move(path)) {
   std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const std::filesystem::path abs = std::filesystem::absolute(path_, ec);
+  absolute_ = ec ? path_ : abs.lexically_normal().string();
+  const std::filesystem::path parent = std::filesystem::path(absolute_).parent_path();
+  if (!create && !std::filesystem::exists(absolute_, ec))
+    throw Error(errc::not_found,
+                "SQLite store " + describe() +
+                    " does not exist: only `idforge seq create NAME --store sqlite:" + path_ +
+                    "` makes a store (check the path; a relative one resolves against the "
+                    "working folder)");
+  if (create && !parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec)
     throw Error(errc::store_unreachable, "SQLite store " + describe() +
                                              " is unreachable: cannot create folder '" +
                                              parent.string() + "': " + ec.message());
-  if (sqlite3_open_v2(path_.c_str(), &db_,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK) {
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    const std::string ro = read_only_reason();
     sqlite3_close(db_);
     db_ = nullptr;
+    if (!ro.empty())
+      throw Error(errc::store_unreachable, "SQLite store " + describe() + " is read-only: " + ro);
     throw Error(errc::store_unreachable, "SQLite store " + describe() + " is unreachable: " + msg);
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
@@ -55,12 +69,28 @@ SqliteSegmentStore::SqliteSegmentStore(std::string path) : path_(std::move(path)
   }
 }
 
+std::string SqliteSegmentStore::read_only_reason() const {
+  // Root passes access() checks, but not a read-only mount or an immutable file, nor does
+  // SQLite then: both are asked.
+  const std::filesystem::path parent = std::filesystem::path(absolute_).parent_path();
+  if (db_ && sqlite3_db_readonly(db_, "main") == 1)
+    return "the file " + absolute_ + " is not writable";
+  if (::access(absolute_.c_str(), F_OK) == 0 && ::access(absolute_.c_str(), W_OK) != 0)
+    return "the file " + absolute_ + " is not writable (" + std::strerror(errno) + ")";
+  if (::access(parent.c_str(), W_OK) != 0)
+    return "its folder " + parent.string() +
+           " is not writable, and SQLite keeps its journal and WAL files there (" +
+           std::strerror(errno) + ")";
+  return {};
+}
+
 SqliteSegmentStore::~SqliteSegmentStore() {
   sqlite3_close(db_);
 }
 
 std::string SqliteSegmentStore::describe() const {
-  return "sqlite:" + path_;
+  if (absolute_.empty() || absolute_ == path_) return "sqlite:" + path_;
+  return "sqlite:" + path_ + " (" + absolute_ + ")";
 }
 
 void SqliteSegmentStore::fail(const std::string& doing) {
@@ -72,6 +102,13 @@ void SqliteSegmentStore::fail(const std::string& doing) {
                      ? errc::store_unreachable
                      : errc::invalid_argument;
   if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  // "unable to open database file" or "attempt to write a readonly database" mostly mean
+  // the file or its folder cannot be written: say so.
+  if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM ||
+      code == SQLITE_IOERR || code == SQLITE_AUTH)
+    if (const std::string ro = read_only_reason(); !ro.empty())
+      throw Error(e, "SQLite store " + describe() + " is read-only: " + ro + "; " + doing +
+                         " failed: " + msg);
   throw Error(e, "SQLite store " + describe() + ": " + doing + " failed: " + msg);
 }
 

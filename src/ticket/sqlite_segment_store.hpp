@@ -11,8 +11,9 @@ namespace idforge::ticket::detail {
 
 class SqliteSegmentStore final : public SegmentStore {
  public:
-  /// Opens (creating) the file and the table; creates the parent folder if missing.
-  explicit SqliteSegmentStore(std::string path);
+  /// Opens the file and creates the table if missing. With create, a missing file and its
+  /// parent folder are made; without, a missing file is errc::not_found.
+  SqliteSegmentStore(std::string path, bool create);
   ~SqliteSegmentStore() override;
   void create(std::string_view name, std::int64_t start, std::int64_t step) override;
   SegmentBlock take(std::string_view name, std::int64_t count) override;
@@ -23,8 +24,11 @@ class SqliteSegmentStore final : public SegmentStore {
  private:
   void exec(const char* sql);
   [[noreturn]] void fail(const std::string& doing);
+  /// Why the store cannot be written, or empty when nothing says it cannot.
+  std::string read_only_reason() const;
 
-  std::string path_;
+  std::string path_;      // as given
+  std::string absolute_;  // for messages: where a relative path led
   sqlite3* db_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 // Malformed, oversized, slow, unauthorized and excess requests get the right status as
 // application/problem+json, and the server keeps serving afterwards.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -33,7 +34,8 @@ std::string raw_exchange(int port, const std::string& request, int timeout_ms = 
 TEST(Errors, UnknownPathIs404Problem) {
   LiveServer s;
   auto c = s.client();
-  for (const char* path : {"/v1/nothing", "/v2/ids/snowflake", "/nothing", "/v1/ids/snowflake/extra"}) {
+  for (const char* path :
+       {"/v1/nothing", "/v2/ids/snowflake", "/nothing", "/v1/ids/snowflake/extra"}) {
     auto r = c.Get(path);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 404) << path;
@@ -67,7 +69,8 @@ TEST(Errors, LargeBodyIs413) {
   EXPECT_EQ(r->status, 413);
   EXPECT_EQ(json::parse(r->body)["type"], "urn:idforge:problem:body-too-large");
   // Announced but never sent: answered from the header alone.
-  const std::string raw = raw_exchange(s.port(), "GET /v1/ids/snowflake HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n");
+  const std::string raw = raw_exchange(
+      s.port(), "GET /v1/ids/snowflake HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n");
   EXPECT_EQ(status_of(raw), 413) << raw;
   expect_still_serving(s);
 }
@@ -79,7 +82,8 @@ TEST(Errors, LongUriIs414AndHugeHeadIs431) {
   EXPECT_EQ(status_of(raw), 414) << raw.substr(0, 200);
   EXPECT_NE(raw.find("application/problem+json"), std::string::npos);
   std::string head = "GET /v1/ids/snowflake HTTP/1.1\r\nHost: x\r\n";
-  for (int i = 0; i < 2000; ++i) head += "X-Pad-" + std::to_string(i) + ": " + std::string(40, 'p') + "\r\n";
+  for (int i = 0; i < 2000; ++i)
+    head += "X-Pad-" + std::to_string(i) + ": " + std::string(40, 'p') + "\r\n";
   raw = raw_exchange(s.port(), head + "\r\n");
   EXPECT_EQ(status_of(raw), 431) << raw.substr(0, 200);
   expect_still_serving(s);
@@ -87,11 +91,15 @@ TEST(Errors, LongUriIs414AndHugeHeadIs431) {
 
 TEST(Errors, MalformedRequestLineIs400) {
   LiveServer s;
-  for (const char* bad : {"NONSENSE\r\n\r\n", "GET\r\n\r\n", "GET /v1/ids/snowflake HTTP/9.9\r\n\r\n",
-                          "GET /v1/ids/snowflake HTTP/1.1 extra\r\n\r\n"}) {
+  for (const char* bad :
+       {"NONSENSE\r\n\r\n", "GET\r\n\r\n", "GET /v1/ids/snowflake HTTP/1.1 extra\r\n\r\n"}) {
     const std::string raw = raw_exchange(s.port(), bad);
     EXPECT_EQ(status_of(raw), 400) << bad << " -> " << raw;
   }
+  // A well-formed version this server does not speak.
+  const std::string raw =
+      raw_exchange(s.port(), "GET /v1/ids/snowflake HTTP/9.9\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(status_of(raw), 505) << raw;
   expect_still_serving(s);
 }
 
@@ -108,7 +116,8 @@ TEST(Errors, SlowClientTimesOutWithinTheBound) {
   for (char ch : head) {
     if (!send_all(fd, std::string(1, ch))) break;
     if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the client under test is slow on purpose
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(50));  // the client under test is slow on purpose
   }
   const std::string raw = read_until_close(fd, 3000);
   const auto took = std::chrono::steady_clock::now() - start;
@@ -195,7 +204,8 @@ TEST(Errors, ConnectionsOverTheBoundGet503AndOthersContinue) {
     auto c = s.client();
     auto r = c.Get("/healthz");
     status = r ? r->status : 0;
-    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the server notices the close
+    if (status != 200)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the server notices the close
   }
   EXPECT_EQ(status, 200);
 }

@@ -15,7 +15,7 @@ namespace idforge::test {
 namespace {
 
 // Polls path until it answers want, for at most limit; returns the last status.
-int wait_for_status(httplib::Client& c, const char* path, int want, std::chrono::milliseconds limit) {
+int wait_for_status(HttpClient& c, const char* path, int want, std::chrono::milliseconds limit) {
   const auto end = std::chrono::steady_clock::now() + limit;
   int status = 0;
   while (std::chrono::steady_clock::now() < end) {
@@ -36,15 +36,20 @@ TEST(Lease, ReadyzFollowsTheFileLeaseStoreAwayAndBack) {
       coord::open_lease_store("file:" + dir.string() + "?ttl=300"), presets::twitter());
   std::unique_ptr<server::LeaseBinding> binding;
   {
-    LiveServer s({}, [&](server::Server& srv) { binding = std::make_unique<server::LeaseBinding>(srv, *gen); },
-                 /*ready=*/false, /*fixed=*/false);
+    LiveServer s(
+        {},
+        [&](server::Server& srv) { binding = std::make_unique<server::LeaseBinding>(srv, *gen); },
+        /*ready=*/false, /*fixed=*/false);
     auto c = s.client();
     EXPECT_EQ(wait_for_status(c, "/readyz", 200, std::chrono::seconds(3)), 200);
     auto id = c.Get("/v1/ids/snowflake");
     ASSERT_TRUE(id);
     EXPECT_EQ(id->status, 200);
-    EXPECT_EQ(nlohmann::json::parse(c.Get("/v1/inspect/" + nlohmann::json::parse(id->body)["id_str"].get<std::string>())->body)["node"],
-              gen->node());
+    EXPECT_EQ(
+        nlohmann::json::parse(
+            c.Get("/v1/inspect/" + nlohmann::json::parse(id->body)["id_str"].get<std::string>())
+                ->body)["node"],
+        gen->node());
 
     // The store goes away: marks cannot be written, renewals fail, the fence passes.
     const auto aside = dir.string() + ".aside";

@@ -13,13 +13,14 @@
 
 namespace idforge::test {
 
-LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::Server&)> customize, bool ready,
-                       bool fixed) {
+LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::Server&)> customize,
+                       bool ready, bool fixed) {
   config.port = 0;
   if (config.access_log == "-") config.access_log = "off";
   server_ = std::make_unique<server::Server>(config);
   if (fixed) {
-    gen_ = std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
+    gen_ =
+        std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
     server::add_snowflake_kind(*server_, *gen_);
   }
   server::add_text_kinds(*server_);
@@ -34,12 +35,8 @@ LiveServer::~LiveServer() {
   thread_.join();
 }
 
-httplib::Client LiveServer::client() const {
-  httplib::Client c("127.0.0.1", port());
-  c.set_connection_timeout(5);
-  c.set_read_timeout(5);
-  c.set_write_timeout(5);
-  return c;
+HttpClient LiveServer::client() const {
+  return HttpClient("127.0.0.1", port());
 }
 
 int connect_local(int port) {

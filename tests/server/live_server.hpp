@@ -1,14 +1,13 @@
 // A live idforge server on 127.0.0.1 (port 0: a free one), run in this process, plus
-// helpers to talk to it through cpp-httplib's client and through raw sockets.
+// helpers to talk to it through a small HTTP client and through raw sockets.
 #pragma once
-
-#include <httplib.h>
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "http_client.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/snowflake_generator.hpp"
 
@@ -19,13 +18,14 @@ class LiveServer {
   /// Starts a server with config (port forced to 0, access log off unless set) after
   /// letting customize register more; ready = the readiness flag starts set; fixed = serve
   /// snowflakes from a generator with a fixed node (config.node, default 1).
-  explicit LiveServer(server::ServerConfig config = {}, std::function<void(server::Server&)> customize = {},
-                      bool ready = true, bool fixed = true);
+  explicit LiveServer(server::ServerConfig config = {},
+                      std::function<void(server::Server&)> customize = {}, bool ready = true,
+                      bool fixed = true);
   ~LiveServer();
   server::Server& server() { return *server_; }
   int port() const { return server_->port(); }
   /// A client for this server with 5 s timeouts.
-  httplib::Client client() const;
+  HttpClient client() const;
 
  private:
   std::unique_ptr<SnowflakeGenerator> gen_;

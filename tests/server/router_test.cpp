@@ -84,5 +84,24 @@ TEST(RateLimiter, RejectsANonPositiveRate) {
   EXPECT_THROW(RateLimiter(0, 1, clock), Error);
 }
 
+TEST(RateLimiter, RejectsRatesAndBurstsWhoseArithmeticWouldOverflow) {
+  ManualClock clock(1'000'000'000'000);
+  EXPECT_THROW(RateLimiter(1e-10, 0, clock), Error);
+  EXPECT_THROW(RateLimiter(0.01, 1e9, clock), Error);
+  // At the edges of the ranges it still limits: one request, then none for 1000 s.
+  RateLimiter slow(0.001, 1, clock);
+  EXPECT_TRUE(slow.try_acquire());
+  EXPECT_FALSE(slow.try_acquire());
+  EXPECT_EQ(slow.retry_after_s(), 1000);
+  RateLimiter wide(0.001, 1e6, clock);
+  EXPECT_TRUE(wide.try_acquire());
+}
+
+TEST(Problem, InvalidUtf8InTheDetailIsReplacedNotThrown) {
+  const Response r = problem(404, "not-found", "Not Found", "no resource at /\xff\xc3\x28");
+  const auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j["detail"].get<std::string>(), "no resource at /\xef\xbf\xbd\xef\xbf\xbd(");
+}
+
 }  // namespace
 }  // namespace idforge::server

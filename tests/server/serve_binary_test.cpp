@@ -2,14 +2,22 @@
 // refuses to bind beyond loopback without a token.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <regex>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "http_client.hpp"
 #include "live_server.hpp"
+#include "raw_http.hpp"
 
 namespace idforge::test {
 namespace {
@@ -19,7 +27,8 @@ struct Child {
   int out = -1;  // read end of its stdout
 };
 
-Child spawn(const std::vector<std::string>& args) {
+// env entries ("NAME=value") are set in the child before it starts idforge.
+Child spawn(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   Child c;
@@ -28,6 +37,10 @@ Child spawn(const std::vector<std::string>& args) {
     ::dup2(fds[1], STDOUT_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
+    for (const auto& e : env) {
+      const auto eq = e.find('=');
+      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+    }
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(IDFORGE_BINARY));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -44,7 +57,8 @@ int wait_exit(pid_t pid, int timeout_s) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   int status = 0;
   while (std::chrono::steady_clock::now() < end) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a child process
   }
   ::kill(pid, SIGKILL);
@@ -58,9 +72,11 @@ TEST(ServeBinary, PrintsUrlServesAndStopsOnSigterm) {
   char ch;
   while (::read(c.out, &ch, 1) == 1 && ch != '\n') line += ch;
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(line, m, std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)"))) << line;
+  ASSERT_TRUE(std::regex_match(
+      line, m, std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)")))
+      << line;
   const int port = std::stoi(m[1]);
-  httplib::Client cli("127.0.0.1", port);
+  HttpClient cli("127.0.0.1", port);
   auto r = cli.Get("/healthz");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
@@ -80,8 +96,10 @@ TEST(ServeBinary, DefaultLeasesANodeUnderTheDataFolderAndReleasesIt) {
   char ch;
   while (::read(c.out, &ch, 1) == 1 && ch != '\n') line += ch;
   std::smatch m;
-  ASSERT_TRUE(std::regex_match(line, m, std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)"))) << line;
-  httplib::Client cli("127.0.0.1", std::stoi(m[1]));
+  ASSERT_TRUE(std::regex_match(
+      line, m, std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)")))
+      << line;
+  HttpClient cli("127.0.0.1", std::stoi(m[1]));
   auto ready = cli.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 200);
@@ -101,6 +119,174 @@ TEST(ServeBinary, DefaultLeasesANodeUnderTheDataFolderAndReleasesIt) {
   ::close(again.out);
 }
 #endif
+
+TEST(ServeBinary, ASecondServerOnABusyPortIsAStartUpErrorNamingThePort) {
+  ServeProcess first({"--node", "1", "--access-log", "off"});
+  ASSERT_GT(first.port(), 0) << first.first_line();
+  const std::string port = std::to_string(first.port());
+  // No SO_REUSEPORT: the second one must not start and split the clients with the first.
+  const auto [code, err] =
+      run_binary({"serve", "--port", port, "--node", "2", "--access-log", "off"}, 5);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("127.0.0.1:" + port), std::string::npos) << err;
+  EXPECT_NE(err.find("port " + port + " is in use"), std::string::npos) << err;
+  EXPECT_EQ(health_status(first.port()), 200);
+}
+
+TEST(ServeBinary, AccessLogEscapesWhatTheClientSent) {
+  const std::string log = ::testing::TempDir() + "/idforge_access_escape.log";
+  std::filesystem::remove(log);
+  {
+    ServeProcess s({"--node", "1", "--access-log", log});
+    ASSERT_GT(s.port(), 0) << s.first_line();
+    // A quote, a byte above 0x7F and an escape sequence in the target, each of which would
+    // let a client end the quoted field, break UTF-8 or drive a terminal.
+    exchange(s.port(), {"GET /a\"b\xff HTTP/1.1\r\nHost: t\r\n\r\n"}, 1, true);
+    exchange(s.port(), {"GET /x\x1b[31mred HTTP/1.1\r\nHost: t\r\n\r\n"}, 1, true);
+    exchange(s.port(), {"GET /v1/ids/snowflake?count=\"%22 HTTP/1.1\r\nHost: t\r\n\r\n"}, 1, true);
+    EXPECT_EQ(s.stop(SIGTERM), 0);
+  }
+  std::ifstream in(log, std::ios::binary);
+  std::stringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  int lines = 0;
+  std::istringstream split(text);
+  for (std::string line; std::getline(split, line); ++lines) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), '"'), 2) << line;
+    for (const char c : line) {
+      const auto u = static_cast<unsigned char>(c);
+      EXPECT_TRUE(u >= 0x20 && u < 0x7f) << "byte " << int(u) << " in " << line;
+    }
+  }
+  EXPECT_EQ(lines, 3) << text;
+  EXPECT_NE(text.find("/a\\x22b\\xff"), std::string::npos) << text;
+  EXPECT_NE(text.find("/x\\x1b[31mred"), std::string::npos) << text;
+}
+
+TEST(ServeBinary, ALayoutThatCannotIssueIsRefusedAtStartUp) {
+  const auto [code, err] = run_binary({"serve", "--port", "0", "--node", "1", "--access-log", "off",
+                                       "--layout", "time=22,dc=5,worker=5,seq=31"},
+                                      5);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("time=22,dc=5,worker=5,seq=31"), std::string::npos) << err;
+  EXPECT_NE(err.find("22-bit time field ran out"), std::string::npos) << err;
+}
+
+TEST(ServeBinary, AConfigThatIsAFolderIsAnError) {
+  const auto [code, err] = run_binary({"serve", "--port", "0", "--node", "1", "--access-log", "off",
+                                       "--config", ::testing::TempDir()},
+                                      5);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
+}
+
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+// SIGTERM: the listening socket closes at once, an idle keep-alive connection closes, a
+// request whose head is half read is still answered (with Connection: close), then the
+// lease is released, so the next server gets the same node ID at once.
+TEST(ServeBinary, SigtermFinishesTheRequestInFlightAndReleasesTheLease) {
+  const std::string data = ::testing::TempDir() + "/idforge_graceful_data";
+  std::filesystem::remove_all(data);
+  ServeProcess s({"--access-log", "off", "--data", data, "--request-timeout-ms", "20000",
+                  "--read-timeout-ms", "20000", "--keep-alive-timeout-ms", "20000"});
+  ASSERT_GT(s.port(), 0) << s.first_line();
+  ASSERT_NE(s.first_line().find("listening"), std::string::npos);
+  const int idle = connect_local(s.port());
+  ASSERT_TRUE(send_all(idle, "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"));
+  char buf[4096];
+  ASSERT_GT(::recv(idle, buf, sizeof buf, 0), 0);  // answered; the connection stays open
+  const int busy = connect_local(s.port());
+  ASSERT_TRUE(send_all(busy, "GET /v1/ids/snowflake HTTP/1.1\r\nHost: t\r\n"));
+  // The half head must have reached the server before the signal; nothing to observe it by.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(s.pid(), SIGTERM);
+  // Stops accepting: connects are refused within a moment.
+  bool refused = false;
+  for (int i = 0; i < 200 && !refused; ++i) {
+    const int fd = connect_local(s.port());
+    refused = fd < 0;
+    if (fd >= 0)
+      ::close(fd);
+    else
+      break;
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(10));  // the signal thread wakes every 200 ms
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_EQ(read_until_close(idle, 3000), "");  // closed without an answer
+  ::close(idle);
+  ASSERT_TRUE(send_all(busy, "\r\n"));
+  const std::string answer = read_until_close(busy, 5000);
+  ::close(busy);
+  EXPECT_EQ(status_of(answer), 200) << answer;
+  EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\"id_str\""), std::string::npos) << answer;
+  EXPECT_EQ(s.stop(SIGTERM), 0);
+  // Released with the exact last time: a new server gets node 0 again, at once.
+  ServeProcess again({"--access-log", "off", "--data", data});
+  ASSERT_GT(again.port(), 0) << again.first_line();
+  const RawExchange m = exchange(
+      again.port(), {"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}, 1, true);
+  ASSERT_EQ(m.responses.size(), 1u);
+  EXPECT_NE(m.responses[0].body.find("idforge_snowflake_node 0\n"), std::string::npos)
+      << m.responses[0].body;
+}
+#endif
+
+
+// Reads the "listening on" line and returns the port, or 0.
+int read_port(const Child& c) {
+  std::string line;
+  char ch;
+  while (::read(c.out, &ch, 1) == 1 && ch != '\n') line += ch;
+  std::smatch m;
+  if (!std::regex_match(line, m,
+                        std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)")))
+    return 0;
+  return std::stoi(m[1]);
+}
+
+TEST(ServeBinary, MasksWithKeysFromAFileOrTheEnvironment) {
+  const std::string key = "4:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const std::string file = ::testing::TempDir() + "/idforge_serve_mask_keys";
+  std::ofstream(file) << key << "\n";
+  const std::vector<std::string> base = {"serve", "--port", "0", "--access-log",
+                                         "off",   "--node", "3",
+                                         "--data", ::testing::TempDir() + "/idforge_serve_mask_data"};
+  std::vector<std::string> with_file = base;
+  with_file.insert(with_file.end(), {"--mask-key-file", file});
+  std::string first;
+  for (const auto& [args, env] :
+       {std::pair{with_file, std::vector<std::string>{"IDFORGE_MASK_KEYS="}},
+        std::pair{base, std::vector<std::string>{"IDFORGE_MASK_KEYS=" + key,
+                                                 "IDFORGE_MASK_KEY_FILE="}}}) {
+    Child c = spawn(args, env);
+    const int port = read_port(c);
+    ASSERT_NE(port, 0);
+    idforge::test::HttpClient cli("127.0.0.1", port);
+    auto r = cli.Get("/v1/mask/4001", {{"Accept", "text/plain"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+    if (first.empty()) first = r->body;
+    EXPECT_EQ(r->body, first) << "the file and the variable hold the same key";
+    auto back =
+        cli.Get("/v1/unmask/" + r->body.substr(0, r->body.size() - 1), {{"Accept", "text/plain"}});
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->body, "4001\n");
+    ::kill(c.pid, SIGTERM);
+    EXPECT_EQ(wait_exit(c.pid, 10), 0);
+    ::close(c.out);
+  }
+  std::remove(file.c_str());
+}
+
+TEST(ServeBinary, RefusesToStartWithABadMaskKeyFile) {
+  Child c = spawn({"serve", "--port", "0", "--access-log", "off", "--node", "3", "--mask-key-file",
+                   "/nonexistent/idforge-keys"});
+  EXPECT_EQ(wait_exit(c.pid, 10), 1);
+  ::close(c.out);
+}
 
 TEST(ServeBinary, RefusesToBindBeyondLoopbackWithoutToken) {
   Child c = spawn({"serve", "--bind", "0.0.0.0", "--port", "0"});

@@ -98,8 +98,10 @@ TEST(SeqCli, ErrorsExitOneWithAMessage) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("sequence name 'Bad-Name' is invalid"), std::string::npos) << r.err;
   r = test::run_idforge({"seq", "create", "ok", "--step", "-5", store});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("step -5"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << "a value outside the option's range is a usage error";
+  EXPECT_NE(r.err.find("--step: '-5' is out of range (expected 1 to 68719476736)"),
+            std::string::npos)
+      << r.err;
   r = test::run_idforge({"seq", "next", "missing", store});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("idforge seq create missing"), std::string::npos) << r.err;
@@ -126,7 +128,8 @@ TEST(TicketCli, InitNextAndResizeOnPostgres) {
   r = test::run_idforge(
       {"ticket", "resize", "--to", "3", "--name", name, "--servers", two + "," + list.at(2)});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("from 2 to 3 servers: highest value handed out 4, new values start at 7"),
+  EXPECT_NE(r.out.find("from 2 to 3 servers (epoch 2): highest value handed out 4, new values "
+                       "start at 7"),
             std::string::npos)
       << r.out;
 }

@@ -1,5 +1,7 @@
 #include "pg_instance.hpp"
 
+#include <signal.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -41,6 +43,14 @@ void run(const std::string& cmd, const std::string& log) {
 
 }  // namespace
 
+void signal_tree(pid_t pid, int sig) {
+  // The process first (a stopped postmaster forks no new backend), then its children.
+  ::kill(pid, sig);
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                         "/children");
+  for (pid_t c; children >> c;) signal_tree(c, sig);
+}
+
 std::optional<std::string> PgInstance::unavailable_reason() {
   if (!std::filesystem::exists(bin_dir() + "/initdb"))
     return "no PostgreSQL binaries in " + bin_dir();
@@ -66,6 +76,7 @@ PgInstance::PgInstance() {
 }
 
 PgInstance::~PgInstance() {
+  if (frozen_) thaw();
   try {
     stop();
   } catch (...) {
@@ -87,6 +98,23 @@ void PgInstance::stop() {
   run("runuser -u postgres -- " + bin_dir() + "/pg_ctl -D " + dir_ +
           "/data -m fast -w -t 30 stop >/dev/null",
       dir_ + "/server.log");
+}
+
+void PgInstance::freeze() {
+  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
+  pid_t pid = 0;
+  pidfile >> pid;
+  if (pid <= 0) throw std::runtime_error("no postmaster.pid in " + dir_);
+  signal_tree(pid, SIGSTOP);
+  frozen_ = true;
+}
+
+void PgInstance::thaw() {
+  std::ifstream pidfile(dir_ + "/data/postmaster.pid");
+  pid_t pid = 0;
+  pidfile >> pid;
+  if (pid > 0) signal_tree(pid, SIGCONT);
+  frozen_ = false;
 }
 
 std::string PgInstance::url() const {

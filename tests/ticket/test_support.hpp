@@ -31,6 +31,35 @@ struct Child {
 Child spawn(const std::string& path, const std::vector<std::string>& args);
 /// Reads the child's stdout to the end and waits; returns {exit status, output}.
 std::pair<int, std::string> finish(Child& c);
+/// finish() with a limit: past limit_s the child is killed (SIGKILL); timed_out says so.
+struct Finished {
+  int code = -1;
+  std::string out;
+  bool timed_out = false;
+};
+Finished finish_within(Child& c, double limit_s);
+/// The seq_worker program (IDFORGE_SEQ_WORKER_UNDER_TEST names another build's).
+std::string seq_worker();
+
+/// What one run of the idforge command printed.
+struct CliRun {
+  int exit_code = -1;  ///< 128 + signal when killed
+  std::string out, err;
+  bool timed_out = false;  ///< still running after the limit: killed (SIGKILL)
+  double seconds = 0;      ///< how long it ran
+  std::vector<std::string> lines() const;
+};
+/// Runs the idforge command (IDFORGE_CLI_UNDER_TEST names another binary, e.g. an older
+/// build, to see a test fail on it) with args, killing it after limit_s seconds.
+CliRun run_cli(const std::vector<std::string>& args, double limit_s = 60);
+/// Starts the idforge command in the background (stdout and stderr to files under dir).
+struct CliChild {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+CliChild start_cli(const std::vector<std::string>& args, const std::string& dir);
+/// Waits for a background command up to limit_s (then kills it) and collects its output.
+CliRun wait_cli(CliChild& c, double limit_s = 60);
 
 }  // namespace idforge::test
 

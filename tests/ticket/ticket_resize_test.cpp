@@ -1,5 +1,6 @@
 // Ticket sets on PostgreSQL and MariaDB: the odd/even split, resizes under load without a
-// value given twice, retiring servers, and a resize that cannot see a server.
+// value given twice, retiring servers, and a resize that cannot see a server. MariaDB runs
+// as three separate instances (plus a second database on the first for a fourth server).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,10 +32,11 @@ void two_servers_interleave(const std::vector<std::string>& urls) {
   const std::string name = test::unique_name("oddeven");
   auto servers = open_all(first(urls, 2));
   init_ticket_set(servers, name);
-  EXPECT_EQ(servers[0]->next(name), 1);
-  EXPECT_EQ(servers[0]->next(name), 3);
-  EXPECT_EQ(servers[1]->next(name), 2);
-  EXPECT_EQ(servers[1]->next(name), 4);
+  EXPECT_EQ(servers[0]->next(name).value, 1);
+  EXPECT_EQ(servers[0]->next(name).value, 3);
+  EXPECT_EQ(servers[1]->next(name).value, 2);
+  EXPECT_EQ(servers[1]->next(name).value, 4);
+  EXPECT_EQ(servers[1]->next(name).epoch, 1);
   try {
     init_ticket_set(servers, name);
     ADD_FAILURE() << "second init accepted";
@@ -102,6 +104,7 @@ void resize_under_load(const std::vector<std::string>& urls) {
     SCOPED_TRACE("resize " + std::to_string(r + 1) + " to " + std::to_string(sizes[r]));
     EXPECT_EQ(reps[r].old_k, r == 0 ? 2 : sizes[r - 1]);
     EXPECT_EQ(reps[r].new_k, sizes[r]);
+    EXPECT_EQ(reps[r].epoch, static_cast<std::int64_t>(r) + 2);
     EXPECT_GT(reps[r].first, reps[r].highest);
     EXPECT_EQ((reps[r].first - 1) % sizes[r], 0);
     if (r > 0) EXPECT_GE(reps[r].highest, reps[r - 1].first - 1);
@@ -119,7 +122,7 @@ void resize_under_load(const std::vector<std::string>& urls) {
   const ResizeReport& last = reps.back();
   auto servers = open_all(urls);
   for (std::size_t i = 0; i < 4; ++i) {
-    const std::int64_t v = servers[i]->next(name);
+    const std::int64_t v = servers[i]->next(name).value;
     EXPECT_GT(v, last.highest);
     EXPECT_EQ((v - last.first) % 4, static_cast<std::int64_t>(i));
   }
@@ -137,9 +140,9 @@ void kept_sessions_follow_the_resize(const std::vector<std::string>& urls) {
     init_ticket_set(init, name);
   }
   auto client = open_all(urls);
-  EXPECT_EQ(client[0]->next(name), 1);
-  EXPECT_EQ(client[1]->next(name), 2);
-  EXPECT_EQ(client[0]->next(name), 3);
+  EXPECT_EQ(client[0]->next(name).value, 1);
+  EXPECT_EQ(client[1]->next(name).value, 2);
+  EXPECT_EQ(client[0]->next(name).value, 3);
   ResizeReport rep;
   {
     auto resizer = open_all(urls);
@@ -150,7 +153,9 @@ void kept_sessions_follow_the_resize(const std::vector<std::string>& urls) {
   std::vector<std::int64_t> seen;
   for (int round = 0; round < 3; ++round)
     for (std::size_t i = 0; i < 4; ++i) {
-      const std::int64_t v = client[i]->next(name);
+      const TicketValue tv = client[i]->next(name);
+      EXPECT_EQ(tv.epoch, 2);
+      const std::int64_t v = tv.value;
       EXPECT_EQ(v, rep.first + static_cast<std::int64_t>(i) + 4 * round)
           << "server " << i + 1 << ", draw " << round + 1 << " after the resize";
       seen.push_back(v);
@@ -168,8 +173,8 @@ void shrink_retires(const std::vector<std::string>& urls) {
   const auto rep = resize_ticket_set(servers, name, 1);
   EXPECT_EQ(rep.highest, 102);
   EXPECT_EQ(rep.first, 103);
-  EXPECT_EQ(servers[0]->next(name), 103);
-  EXPECT_EQ(servers[0]->next(name), 104);
+  EXPECT_EQ(servers[0]->next(name).value, 103);
+  EXPECT_EQ(servers[0]->next(name).value, 104);
   try {
     servers[2]->next(name);
     ADD_FAILURE() << "a retired server still hands out values";
@@ -195,29 +200,28 @@ TEST(TicketPostgres, ShrinkRetiresTheServersLeft) {
   shrink_retires(test::split_urls(urls));
 }
 
-std::vector<std::string> mariadb_servers(const std::string& base, const std::string& tag) {
-  // Four "servers" as four databases of one MariaDB; each carries its own step and offset.
-  const std::string root = base.substr(0, base.rfind('/') + 1);
-  std::vector<std::string> out;
-  for (int i = 1; i <= 4; ++i) out.push_back(root + tag + std::to_string(i));
-  return out;
+std::vector<std::string> mariadb_servers(const std::string& list) {
+  // The three small instances, and a second database on the first as a fourth server.
+  auto urls = test::split_urls(list);
+  urls.push_back(urls.at(0).substr(0, urls.at(0).rfind('/') + 1) + "idforge_fourth");
+  return urls;
 }
 
 TEST(TicketMariaDb, TwoServersHandOutOddAndEven) {
-  IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
-  two_servers_interleave(mariadb_servers(url, "idf_tk_a"));
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  two_servers_interleave(mariadb_servers(urls));
 }
 TEST(TicketMariaDb, ResizeFromTwoToFourUnderLoadHandsOutNoValueTwice) {
-  IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
-  resize_under_load(mariadb_servers(url, "idf_tk_b"));
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  resize_under_load(mariadb_servers(urls));
 }
 TEST(TicketMariaDb, ConnectionsKeptOverAResizeFollowTheNewStep) {
-  IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
-  kept_sessions_follow_the_resize(mariadb_servers(url, "idf_tk_d"));
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  kept_sessions_follow_the_resize(mariadb_servers(urls));
 }
 TEST(TicketMariaDb, ShrinkRetiresTheServersLeft) {
-  IDFORGE_NEED_SERVICE(url, "IDFORGE_MARIADB_URL");
-  shrink_retires(mariadb_servers(url, "idf_tk_c"));
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  shrink_retires(mariadb_servers(urls));
 }
 
 TEST(TicketResize, AnUnreachableServerStopsTheResizeAndChangesNothing) {
@@ -234,10 +238,10 @@ TEST(TicketResize, AnUnreachableServerStopsTheResizeAndChangesNothing) {
     ADD_FAILURE() << "resize went ahead without server 3";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::store_unreachable);
-    EXPECT_NE(std::string(e.what()).find("changed nothing: server 3"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("refused, nothing changed: server 3"), std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(servers[0]->next(name), 3) << "the old step still applies";
+  EXPECT_EQ(servers[0]->next(name).value, 3) << "the old step still applies";
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ namespace idforge::server {
 /// Admits at most rate requests per second on average, burst at once.
 class RateLimiter {
  public:
-  /// rate > 0 requests/s; burst >= 1 (0 means one second's worth, at least 1).
+  /// rate 0.001..1e9 requests/s; burst 1..1e6 (0 means one second's worth, at least 1).
+  /// Throws Error(errc::invalid_argument) outside those ranges.
   RateLimiter(double rate, double burst, Clock& clock);
   /// True if one more request fits now (and takes its token); false: answer 429.
   bool try_acquire() noexcept;
@@ -22,8 +23,8 @@ class RateLimiter {
 
  private:
   Clock* clock_;
-  std::int64_t interval_ns_;  // time one token takes to refill
-  std::int64_t burst_ns_;     // how far the bucket may run ahead: burst * interval
+  std::int64_t interval_ns_;          // time one token takes to refill
+  std::int64_t burst_ns_;             // how far the bucket may run ahead: burst * interval
   std::atomic<std::int64_t> tat_{0};  // theoretical arrival time of the next request
 };
 

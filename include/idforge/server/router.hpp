@@ -52,8 +52,10 @@ struct Response {
 };
 
 /// RFC 9457 problem details: a Response with application/problem+json.
-/// type is a short slug ("bad-count"); it becomes "urn:idforge:problem:<slug>".
-Response problem(int status, std::string_view type, std::string_view title, std::string_view detail);
+/// type is a short slug ("bad-count"); it becomes "urn:idforge:problem:<slug>". Bytes of
+/// detail that are not UTF-8 become U+FFFD, so any text can be reported.
+Response problem(int status, std::string_view type, std::string_view title,
+                 std::string_view detail);
 
 /// Most values one request may ask for (?count=) on /v1/ids and /v1/sequences.
 inline constexpr std::size_t kMaxCount = 10'000;
@@ -72,18 +74,21 @@ class Router {
     std::string pattern;  ///< "/v1/ids/{kind}"; also the route's label in metrics
     Handler handler;
     std::vector<std::string> segments;
+    /// The handler waits on an outside system (a database): it runs on the server's
+    /// blocking pool, so the I/O threads keep serving other connections meanwhile.
+    bool blocking = false;
   };
   /// Result of match(): a route and its parameters, or 404/405 information.
   struct Match {
     const Route* route = nullptr;
     std::size_t index = 0;  ///< position of route in routes()
     std::vector<std::pair<std::string, std::string>> params;
-    std::string allow;      ///< methods the path has, when route is null but the path exists
+    std::string allow;  ///< methods the path has, when route is null but the path exists
   };
 
   /// Adds a route. Throws Error(errc::invalid_argument) for a pattern not starting with '/'
-  /// or a method/pattern pair already present.
-  void add(std::string method, std::string pattern, Handler handler);
+  /// or a method/pattern pair already present. blocking: see Route::blocking.
+  void add(std::string method, std::string pattern, Handler handler, bool blocking = false);
   /// Finds the route for method and path.
   Match match(std::string_view method, std::string_view path) const;
   const std::vector<Route>& routes() const noexcept { return routes_; }

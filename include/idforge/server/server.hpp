@@ -1,5 +1,6 @@
 // Server: the HTTP face of idforge. It owns the route table, the kind registry, the
-// readiness flag and the metrics, and serves them with cpp-httplib on one listening socket.
+// readiness flag and the metrics, and serves them over HTTP/1.1 on one listening socket
+// (Boost.Beast's parser, Boost.Asio's sockets on a few I/O threads; docs/SERVICE.md).
 // It issues nothing itself: the caller registers kinds (add_snowflake_kind, ...) and drives
 // readiness (a fixed node, or a lease), so the business logic stays in core and the wings.
 //
@@ -10,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "idforge/server/config.hpp"
 #include "idforge/server/kinds.hpp"
@@ -39,12 +41,19 @@ class Server {
   void add_metrics_source(std::function<void(std::string& out)> source);
 
   /// Opens the listening socket on config().bind:config().port; returns the bound port.
-  /// Throws Error(errc::invalid_argument) when the address cannot be bound.
+  /// Throws Error(errc::invalid_argument) naming the address and port when it cannot be
+  /// bound, a port in use included (no two servers ever share a port).
   int bind();
   /// Serves until stop(); then waits for in-flight requests and returns.
   void run();
   /// Stops accepting and makes run() return once open requests are answered. Thread-safe.
   void stop() noexcept;
+
+  /// Serves request_bytes as one connection would that sends them and then closes its
+  /// side, and returns every byte the server writes back: the HTTP parser, the router and
+  /// the handlers in-process, without a socket or timeouts (for fuzzing and tests). Fixes
+  /// the routes and kinds like bind(); may be called from several threads at once.
+  std::string exchange(std::string_view request_bytes);
 
   /// The bound port (after bind()).
   int port() const noexcept;

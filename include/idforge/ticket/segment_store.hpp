@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "idforge/ticket/db_timeouts.hpp"
+
 namespace idforge::ticket {
 
 /// A block of values [first, first + count), owned by whoever took it.
@@ -48,9 +50,21 @@ class SegmentStore {
   virtual std::string describe() const = 0;
 };
 
+/// How a store is opened.
+struct StoreOptions {
+  /// SQLite: make the file (and its folder) when missing. false: a missing file is
+  /// errc::not_found, so a mistyped path cannot silently start a second store at 1.
+  bool create = true;
+  /// PostgreSQL: bounds on connecting and on each statement (a frozen server gives
+  /// errc::store_unreachable instead of a hang). SQLite waits for its lock as before.
+  DbTimeouts timeouts;
+};
+
 /// Opens the store a URL names (sqlite:PATH or postgres://...); creates the table if missing.
+/// A relative SQLite path resolves against the working folder (describe() shows it whole).
 /// MariaDB URLs are refused here with a message pointing at the supported stores.
-std::unique_ptr<SegmentStore> open_segment_store(std::string_view url);
+std::unique_ptr<SegmentStore> open_segment_store(std::string_view url,
+                                                 const StoreOptions& options = {});
 
 /// Largest block a store hands out in one step (keeps next_value far from overflow and
 /// fits the client's 38-bit offset field).

@@ -1,0 +1,342 @@
+#include "request_head.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/beast/http/error.hpp>
+
+namespace idforge::server::detail {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// tchar (RFC 9110 §5.6.2).
+bool is_token_char(unsigned char c) noexcept {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!is_token_char(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+ScanResult error(HttpError& err, int status, std::string type, std::string detail) {
+  err = HttpError{status, std::move(type), std::move(detail)};
+  return ScanResult::error;
+}
+
+// Longest request line worth waiting for: method, target and version at their limits.
+constexpr std::size_t kMaxRequestLine = kMaxMethodBytes + 1 + kMaxTargetBytes + 1 + 8;
+
+// A method too long to be one this server implements: 501 when it is a token, else 400.
+ScanResult long_method(HttpError& err, std::string_view method) {
+  if (is_token(method))
+    return error(err, 501, "method-not-implemented",
+                 fmt::format("method '{}' is not implemented (longer than {} bytes)",
+                             printable(method, 40), kMaxMethodBytes));
+  return error(
+      err, 400, "bad-request-line",
+      fmt::format("the request line does not start with a method: '{}'", printable(method, 40)));
+}
+
+ScanResult check_request_line(std::string_view line, HttpError& err) {
+  const std::size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos)
+    return error(
+        err, 400, "bad-request-line",
+        fmt::format("the request line '{}' is not 'METHOD TARGET HTTP/1.1'", printable(line)));
+  if (sp1 > kMaxMethodBytes) return long_method(err, line.substr(0, sp1));
+  const std::size_t sp2 = line.rfind(' ');
+  if (sp2 == sp1)
+    return error(err, 400, "bad-request-line",
+                 fmt::format("the request line '{}' has no HTTP version (HTTP/0.9 is not served)",
+                             printable(line)));
+  if (sp2 - sp1 - 1 > kMaxTargetBytes)
+    return error(err, 414, "uri-too-long",
+                 fmt::format("the request target has {} bytes; at most {} are read", sp2 - sp1 - 1,
+                             kMaxTargetBytes));
+  return ScanResult::complete;
+}
+
+// An unfinished request line past kMaxRequestLine: say which part is too long.
+ScanResult long_request_line(std::string_view line, HttpError& err) {
+  const std::size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos || sp1 > kMaxMethodBytes)
+    return long_method(err, line.substr(0, std::min(line.size(), kMaxMethodBytes + 1)));
+  return error(
+      err, 414, "uri-too-long",
+      fmt::format("the request target exceeds {} bytes (more than {} arrived without its end)",
+                  kMaxTargetBytes, line.size() - sp1 - 1));
+}
+
+}  // namespace
+
+ScanResult scan_head(std::string_view in, HeadScan& s, HttpError& err) {
+  while (s.pos < in.size()) {
+    if (s.pos > kMaxHeadBytes)  // empty lines before the request line count too
+      return error(err, 431, "head-too-large",
+                   fmt::format("the request head exceeds {} bytes", kMaxHeadBytes));
+    const auto c = static_cast<unsigned char>(in[s.pos]);
+    if (c == '\r') {
+      if (s.pos + 1 >= in.size()) return ScanResult::need_more;  // the LF may follow
+      if (in[s.pos + 1] != '\n')
+        return error(err, 400, "bare-cr",
+                     fmt::format("byte {} of the head is a CR not followed by LF (RFC 9112 §2.2)",
+                                 s.pos - s.start));
+      const std::string_view line = in.substr(s.line_start, s.pos - s.line_start);
+      s.pos += 2;
+      if (s.in_request_line) {
+        if (line.empty()) {  // an empty line before the request line is ignored
+          s.line_start = s.start = s.pos;
+          continue;
+        }
+        if (check_request_line(line, err) == ScanResult::error) return ScanResult::error;
+        s.in_request_line = false;
+      } else if (line.empty()) {
+        return ScanResult::complete;
+      } else {
+        if (line.front() == ' ' || line.front() == '\t')
+          return error(
+              err, 400, "obs-fold",
+              fmt::format(
+                  "header line {} starts with whitespace (obs-fold or a space before the first "
+                  "field); refused as RFC 9112 §5.2 allows",
+                  s.fields + 1));
+        if (++s.fields > kMaxFields)
+          return error(err, 431, "too-many-headers",
+                       fmt::format("the request has more than {} header lines", kMaxFields));
+      }
+      s.line_start = s.pos;
+      continue;
+    }
+    if (c == '\n')
+      return error(
+          err, 400, "bare-lf",
+          fmt::format("byte {} of the head is a LF without CR; lines end in CRLF (RFC 9112 §2.2)",
+                      s.pos - s.start));
+    if ((c < 0x20 && c != '\t') || c == 0x7f)
+      return error(
+          err, 400, "control-byte",
+          fmt::format("the head holds control byte 0x{:02x} at byte {}", c, s.pos - s.start));
+    ++s.pos;
+    const std::size_t line_len = s.pos - s.line_start;
+    if (s.in_request_line) {
+      // No space after the longest method, or a line longer than any served: say which.
+      const bool method_too_long =
+          line_len == kMaxMethodBytes + 1 &&
+          in.substr(s.line_start, line_len).find(' ') == std::string_view::npos;
+      if (method_too_long || line_len > kMaxRequestLine)
+        return long_request_line(in.substr(s.line_start, line_len), err);
+    } else if (line_len > kMaxFieldLineBytes) {
+      const std::string_view line = in.substr(s.line_start, line_len);
+      return error(err, 431, "header-too-large",
+                   fmt::format("header line {} ('{}') exceeds {} bytes", s.fields + 1,
+                               printable(line.substr(0, std::min<std::size_t>(line.find(':'), 40))),
+                               kMaxFieldLineBytes));
+    }
+  }
+  if (s.pos > kMaxHeadBytes)
+    return error(err, 431, "head-too-large",
+                 fmt::format("the request head exceeds {} bytes", kMaxHeadBytes));
+  return ScanResult::need_more;
+}
+
+std::optional<std::string_view> RequestHead::field(std::string_view name) const noexcept {
+  for (const auto& [k, v] : fields)
+    if (iequals(k, name)) return v;
+  return std::nullopt;
+}
+
+std::size_t RequestHead::count(std::string_view name) const noexcept {
+  std::size_t n = 0;
+  for (const auto& f : fields) n += iequals(f.first, name) ? 1 : 0;
+  return n;
+}
+
+void RequestHead::clear() noexcept {
+  request_line = method = target = {};
+  version = 11;
+  fields.clear();
+  keep_alive = true;
+  has_body = expect_continue = false;
+  content_length = 0;
+}
+
+RequestParser::RequestParser(RequestHead& head, std::uint64_t body_limit) : head_(head) {
+  // scan_head() enforces the real limits first; Beast's must not be the tighter one.
+  header_limit(static_cast<std::uint32_t>(kMaxHeadBytes + 1024));
+  this->body_limit(body_limit);
+}
+
+void RequestParser::on_request_impl(boost::beast::http::verb, string_view method,
+                                    string_view target, int version, error_code&) {
+  head_.method = std::string_view(method.data(), method.size());
+  head_.target = std::string_view(target.data(), target.size());
+  head_.version = version;
+}
+
+void RequestParser::on_field_impl(boost::beast::http::field, string_view name, string_view value,
+                                  error_code&) {
+  if (is_header_done()) return;  // a trailer after a chunked body: read and dropped
+  head_.fields.emplace_back(std::string_view(name.data(), name.size()),
+                            std::string_view(value.data(), value.size()));
+}
+
+HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line) {
+  namespace http = boost::beast::http;
+  if (ec == http::error::header_limit)
+    return {431, "head-too-large", fmt::format("the request head exceeds {} bytes", kMaxHeadBytes)};
+  if (ec == http::error::body_limit)
+    return {413, "body-too-large", "the body exceeds max-body-bytes"};
+  if (ec == http::error::bad_version) {
+    // 505 only for a request line of three parts ending in a well-formed HTTP/x.y.
+    const std::string_view v =
+        request_line.substr(std::min(request_line.rfind(' ') + 1, request_line.size()));
+    const bool three_parts = std::count(request_line.begin(), request_line.end(), ' ') == 2;
+    const bool well_formed = three_parts && v.size() == 8 && v.substr(0, 5) == "HTTP/" &&
+                             v[5] >= '0' && v[5] <= '9' && v[6] == '.' && v[7] >= '0' &&
+                             v[7] <= '9';
+    if (well_formed)
+      return {
+          505, "http-version-not-supported",
+          fmt::format("{} is not served; this server speaks HTTP/1.1 and HTTP/1.0", printable(v))};
+    return {400, "bad-request-line",
+            fmt::format("the request line '{}' does not end in HTTP/1.1 or HTTP/1.0",
+                        printable(request_line))};
+  }
+  if (ec == http::error::bad_method)
+    return {400, "bad-request-line",
+            fmt::format("the method of '{}' is not a token", printable(request_line))};
+  if (ec == http::error::bad_target)
+    return {400, "bad-target",
+            fmt::format("the request target of '{}' holds a space, a control byte or nothing",
+                        printable(request_line))};
+  if (ec == http::error::bad_field)
+    return {400, "bad-header",
+            "a header name is not a token or is followed by whitespace before ':' (RFC 9112 §5.1)"};
+  if (ec == http::error::bad_value)
+    return {400, "bad-header", "a header value holds a control byte"};
+  if (ec == http::error::bad_content_length || ec == http::error::multiple_content_length)
+    return {400, "bad-content-length",
+            "Content-Length is not one decimal number, or conflicts with another Content-Length or "
+            "Transfer-Encoding (RFC 9112 §6.3)"};
+  if (ec == http::error::bad_transfer_encoding)
+    return {
+        400, "bad-transfer-encoding",
+        "Transfer-Encoding is repeated after chunked or comes with Content-Length (RFC 9112 §6.3)"};
+  if (ec == http::error::bad_chunk || ec == http::error::bad_chunk_extension)
+    return {400, "bad-chunk", "the chunked body is malformed (RFC 9112 §7.1)"};
+  return {400, "bad-request", fmt::format("the request is malformed: {}", ec.message())};
+}
+
+bool check_framing(RequestParser& parser, RequestHead& head, std::uint64_t max_body_bytes,
+                   HttpError& err) {
+  const auto refuse = [&err](int status, std::string type, std::string detail) {
+    err = HttpError{status, std::move(type), std::move(detail)};
+    return false;
+  };
+  // Host (RFC 9112 §3.2): one in an HTTP/1.1 request, never two, a valid authority.
+  const std::size_t hosts = head.count("host");
+  if (hosts > 1) return refuse(400, "bad-host", "the request has more than one Host header");
+  if (hosts == 0 && head.version == 11)
+    return refuse(400, "bad-host", "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)");
+  if (hosts == 1) {
+    const std::string_view host = *head.field("host");
+    for (const char c : host) {
+      const auto u = static_cast<unsigned char>(c);
+      const bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                      std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
+      if (!ok)
+        return refuse(400, "bad-host",
+                      fmt::format("Host '{}' is not a host[:port]", printable(host)));
+    }
+  }
+  // Content-Length: exactly one number. Beast accepts a list of equal values ("5, 5") and
+  // repeated lines; both are refused, as RFC 9112 §6.3 allows, so no two readers of this
+  // request can disagree about its length.
+  const std::size_t lengths = head.count("content-length");
+  if (lengths > 1)
+    return refuse(400, "bad-content-length", "the request has more than one Content-Length header");
+  if (lengths == 1 && head.field("content-length")->find(',') != std::string_view::npos)
+    return refuse(400, "bad-content-length",
+                  fmt::format("Content-Length '{}' is a list; one number is expected",
+                              printable(*head.field("content-length"))));
+  // Transfer-Encoding (RFC 9112 §6.1, §6.3): chunked alone, last, once; never with
+  // Content-Length or in HTTP/1.0. Any other coding is not implemented here.
+  if (head.count("transfer-encoding") > 0) {
+    if (head.version == 10)
+      return refuse(400, "bad-transfer-encoding",
+                    "an HTTP/1.0 request cannot carry Transfer-Encoding (RFC 9112 §6.1)");
+    if (lengths > 0)
+      return refuse(400, "bad-transfer-encoding",
+                    "the request has both Transfer-Encoding and Content-Length (RFC 9112 §6.3)");
+    std::vector<std::string_view> codings;
+    for (const auto& [name, value] : head.fields) {
+      if (!iequals(name, "transfer-encoding")) continue;
+      std::size_t i = 0;
+      while (i <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', i), value.size());
+        codings.push_back(trim(value.substr(i, comma - i)));
+        i = comma + 1;
+      }
+    }
+    for (std::size_t k = 0; k < codings.size(); ++k) {
+      const std::string_view c = codings[k];
+      if (c.empty())
+        return refuse(400, "bad-transfer-encoding", "Transfer-Encoding has an empty element");
+      if (iequals(c, "chunked")) {
+        if (k + 1 != codings.size())
+          return refuse(
+              400, "bad-transfer-encoding",
+              "chunked is not the last transfer coding, so the body has no length (RFC 9112 §6.3)");
+      } else if (k + 1 == codings.size()) {
+        return refuse(
+            400, "bad-transfer-encoding",
+            fmt::format("the last transfer coding is '{}', not chunked, so the body has no length "
+                        "(RFC 9112 §6.3)",
+                        printable(c, 64)));
+      } else {
+        return refuse(501, "transfer-coding-not-implemented",
+                      fmt::format("transfer coding '{}' is not implemented; only chunked is",
+                                  printable(c, 64)));
+      }
+    }
+  }
+  head.keep_alive = parser.keep_alive();
+  head.content_length = parser.content_length().value_or(0);
+  head.has_body = parser.chunked() || head.content_length > 0;
+  if (head.content_length > max_body_bytes)
+    return refuse(413, "body-too-large",
+                  fmt::format("Content-Length {} exceeds max-body-bytes={}", head.content_length,
+                              max_body_bytes));
+  // Expect (RFC 9110 §10.1.1): 100-continue is the only expectation; HTTP/1.0 ignores it.
+  for (const auto& [name, value] : head.fields) {
+    if (!iequals(name, "expect")) continue;
+    if (!iequals(trim(value), "100-continue"))
+      return refuse(417, "expectation-failed",
+                    fmt::format("Expect '{}' cannot be met; only 100-continue is understood",
+                                printable(value, 64)));
+    head.expect_continue = head.version == 11 && head.has_body;
+  }
+  return true;
+}
+
+}  // namespace idforge::server::detail

@@ -1,0 +1,15 @@
+// Summing up a ticket set from records already read, so an init or resize can describe
+// exactly the state it acted on (not a later one).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "idforge/ticket/ticket_set.hpp"
+
+namespace idforge::ticket::detail {
+
+/// The status of set name from its listed servers as read (see read_ticket_set()).
+SetStatus summarize_ticket_set(std::string name, std::vector<ServerStatus> servers);
+
+}  // namespace idforge::ticket::detail
