@@ -101,8 +101,20 @@ void run_init(const TicketArgs& a) {
   print_report(a, rep, servers);
 }
 
+// The listed servers' records, refused unless they can be one set (SetStatus::conflict).
+ticket::SetStatus checked_status(
+    const TicketArgs& a, const std::vector<std::unique_ptr<ticket::TicketServer>>& servers) {
+  auto st = ticket::read_ticket_set(servers, a.name);
+  if (!st.conflict.empty()) throw Error(errc::invalid_argument, st.conflict);
+  return st;
+}
+
 void run_next(const TicketArgs& a) {
-  ticket::TicketClient client(open_servers(a), a.name);
+  auto servers = open_servers(a);
+  const auto st = checked_status(a, servers);
+  // A server still active in an older epoch (dropped while unreachable) is refused from the
+  // first call, not only once a member of the newest epoch has answered.
+  ticket::TicketClient client(std::move(servers), a.name, {.min_epoch = st.epoch});
   // What was taken is printed even when a later call fails: a value taken and not shown
   // would be lost for good.
   std::string out;
@@ -151,7 +163,7 @@ void run_resize(const TicketArgs& a) {
 
 void run_status(const TicketArgs& a) {
   auto servers = open_servers(a);
-  const std::string text = ticket::format_ticket_set(ticket::read_ticket_set(servers, a.name));
+  const std::string text = ticket::format_ticket_set(checked_status(a, servers));
   write_out(text);
 }
 

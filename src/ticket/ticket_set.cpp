@@ -98,6 +98,7 @@ class Run {
   ResizeReport go();
 
  private:
+  void check_one_set() const;
   [[noreturn]] void stop(errc code, const std::string& what, const std::string& advice);
   void finish_decided();
   void plan();
@@ -134,6 +135,17 @@ void Run::stop(errc code, const std::string& what, const std::string& advice) {
                        verb() + " of ticket set '" + name_ + "' " + what + ". " + advice +
                            (states.empty() ? "" : " Servers now: " + states),
                        std::move(st));
+}
+
+// Records that cannot be one set (a copy of a member, separate inits of one name) are
+// refused before anything changes: a resize would fence and renumber them as one.
+void Run::check_one_set() const {
+  std::vector<ServerStatus> read;
+  for (const auto& l : all_) read.push_back({l.server->describe(), l.id, l.rec, l.error});
+  const std::string conflict = detail::find_conflict(name_, read);
+  if (!conflict.empty())
+    throw Error(errc::invalid_argument,
+                verb() + " of ticket set '" + name_ + "' " + conflict + "; nothing changed");
 }
 
 // An earlier run that activated one member has every member prepared: finish it (each
@@ -409,6 +421,7 @@ void Run::activate_all() {
 ResizeReport Run::go() {
   all_ = read_all(servers_, name_);
   check_duplicates(all_);
+  check_one_set();
   bool fenced = false;
   std::string fenced_by;
   for (const auto& l : all_)
