@@ -85,7 +85,8 @@ void PgConnection::close() noexcept {
 
 void PgConnection::lost(const std::string& why) {
   close();
-  throw PgError(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + why, "");
+  throw PgError(errc::store_unreachable,
+                "PostgreSQL at " + where_ + " is unreachable: " + scrub_password(why, url_), "");
 }
 
 void PgConnection::wait_socket(short events, std::int64_t deadline_ns, std::string_view doing) {
@@ -143,6 +144,7 @@ void PgConnection::fail(PGresult* r) {
     PQclear(r);
   }
   if (msg.empty()) msg = one_line(PQerrorMessage(conn_));
+  msg = scrub_password(std::move(msg), url_);
   if (PQstatus(conn_) != CONNECTION_OK || is_connection_state(state)) {
     // Reconnect on the next call; this one reports the loss.
     close();
