@@ -237,6 +237,24 @@ void Run::plan() {
                                std::to_string(epoch) +
                                ": the set changed meanwhile (another resize ran at the same "
                                "time); rerun to resize from where it ended");
+  // The same for a server the newest epoch retired: still active in the epoch before and not
+  // dropped (left out unfenced) by the resize that made the newest one, it was read before
+  // that resize fenced it, and the rest after it activated them.
+  const std::vector<MemberRef>* newest_dropped = nullptr;
+  for (const auto& l : all_)
+    if (l.rec && l.rec->config.epoch == epoch && !l.rec->config.members.empty())
+      newest_dropped = &l.rec->config.dropped;
+  for (const auto& l : all_)
+    if (newest_dropped && l.rec && l.rec->state == MemberState::active &&
+        l.rec->config.epoch == epoch - 1 &&
+        std::none_of(newest_dropped->begin(), newest_dropped->end(),
+                     [&](const MemberRef& m) { return m.id == l.id; }))
+      refuse(errc::fenced, server_words(l) + " is active in epoch " +
+                               std::to_string(l.rec->config.epoch) + " but epoch " +
+                               std::to_string(epoch) +
+                               " neither has it as a member nor dropped it: the set changed "
+                               "meanwhile (another resize ran at the same time); rerun to resize "
+                               "from where it ended");
   std::vector<MemberRef> required = members;
   for (const auto& l : all_)
     if (l.rec && l.rec->next) {
