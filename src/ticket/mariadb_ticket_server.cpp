@@ -178,7 +178,16 @@ void MariaDbTicketServer::connect() {
     }
     if (!missing_db || !open(nullptr)) {
       const std::string msg = one_line(mysql_error(db_));
+      // The server's own refusal of this login (access denied): it runs, so it is not
+      // unreachable, and a resize must not drop it as gone.
+      const unsigned code = mysql_errno(db_);
+      const bool answered = code == ER_ACCESS_DENIED_ERROR || code == ER_DBACCESS_DENIED_ERROR ||
+                            code == ER_HOST_NOT_PRIVILEGED ||
+                            code == ER_ACCESS_DENIED_NO_PASSWORD_ERROR;
       disconnect();
+      if (answered)
+        throw Error(errc::invalid_argument,
+                    "MariaDB at " + describe() + " refused the connection: " + msg);
       const std::int64_t bound_ms = (timeouts_.connect_ms + 999) / 1000 * 1000;
       const bool slow = steady_ns() - started >= bound_ms * 1'000'000 * 9 / 10;
       throw Error(errc::store_unreachable,

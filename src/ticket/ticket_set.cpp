@@ -25,6 +25,7 @@ struct Listed {
   std::string id;       // empty: did not answer
   std::optional<MemberRecord> rec;
   std::string error;
+  errc error_code = errc::store_unreachable;
 };
 
 std::string server_words(const Listed& l) {
@@ -44,6 +45,7 @@ std::vector<Listed> read_all(std::span<const std::unique_ptr<TicketServer>> serv
     } catch (const Error& e) {
       l.id.clear();
       l.error = e.what();
+      l.error_code = e.code();
     }
     out.push_back(std::move(l));
   }
@@ -288,6 +290,15 @@ void Run::plan() {
     bool dropped = false;
     for (std::size_t d = 0; d < opt_.drop.size(); ++d)
       if (names(opt_.drop[d], m)) dropped = drop_used[d] = true;
+    // Only a member that does not answer may be dropped: one that refuses the login (a
+    // wrong password in its URL) runs and keeps handing out its values.
+    for (const auto& l : all_)
+      if (dropped && l.id.empty() && l.server->describe() == m.url &&
+          l.error_code != errc::store_unreachable)
+        refuse(errc::invalid_argument, "--drop names member " + m.url +
+                                           ", which answers but refused: " + l.error +
+                                           "; only a member that does not answer can be "
+                                           "dropped: fix its URL and list it");
     if (dropped) {
       rep_.dropped.push_back(m);
       continue;
