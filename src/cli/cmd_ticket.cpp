@@ -15,6 +15,7 @@
 #include "idforge/ticket/ticket_set.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
+#include "stop_signals.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -126,8 +127,10 @@ void run_next(const TicketArgs& a) {
     printed += pending;
     pending = 0;
   };
+  // A stop signal ends the loop: the values taken so far are printed before it exits.
+  const StopSignals signals;
   try {
-    for (std::int64_t i = 0; i < a.count; ++i) {
+    for (std::int64_t i = 0; i < a.count && g_stop_signal == 0; ++i) {
       out += std::to_string(client.next());
       out += '\n';
       ++pending;
@@ -139,6 +142,11 @@ void run_next(const TicketArgs& a) {
                               std::to_string(a.count) + " values, printed above)");
   }
   flush();
+  if (g_stop_signal != 0)
+    throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) + ": " +
+                             std::to_string(printed) + " of " + std::to_string(a.count) +
+                             " values written (each one taken was written)",
+                         128 + g_stop_signal};
 }
 
 void run_resize(const TicketArgs& a) {
