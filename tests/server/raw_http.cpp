@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -98,6 +100,18 @@ std::string serve_binary() {
 }
 
 ServeProcess::ServeProcess(const std::vector<std::string>& args) {
+  // A data folder of its own unless one is given: a fixed --node locks its node ID under
+  // the data folder, and ctest -j runs test processes side by side, so two servers that
+  // share the default .data and --node 1 would refuse each other.
+  std::vector<std::string> given = args;
+  if (std::find(args.begin(), args.end(), "--data") == args.end()) {
+    static int count = 0;
+    data_ = (std::filesystem::temp_directory_path() /
+             ("idforge_serve_" + std::to_string(::getpid()) + "_" + std::to_string(count++)))
+                .string();
+    given.push_back("--data");
+    given.push_back(data_);
+  }
   int fds[2];
   if (::pipe(fds) != 0) return;
   const std::string bin = serve_binary();
@@ -107,7 +121,7 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
     ::close(fds[0]);
     ::close(fds[1]);
     std::vector<std::string> all = {bin, "serve", "--port", "0"};
-    all.insert(all.end(), args.begin(), args.end());
+    all.insert(all.end(), given.begin(), given.end());
     std::vector<char*> argv;
     for (auto& a : all) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -127,6 +141,8 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
 ServeProcess::~ServeProcess() {
   if (exit_ == -2 && pid_ > 0) stop(SIGTERM);
   if (out_ >= 0) ::close(out_);
+  std::error_code ec;
+  if (!data_.empty()) std::filesystem::remove_all(data_, ec);
 }
 
 bool ServeProcess::alive() {

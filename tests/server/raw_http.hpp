@@ -13,7 +13,8 @@ namespace idforge::test {
 
 /// `idforge serve --port 0 ARGS...` (the binary under test, IDFORGE_BINARY, or the one
 /// named by IDFORGE_SERVE_BINARY to run the same probes against another build), started
-/// and waited for until it prints its URL. The destructor stops it with SIGTERM.
+/// and waited for until it prints its URL, with a data folder of its own unless args give
+/// --data. The destructor stops it with SIGTERM.
 class ServeProcess {
  public:
   explicit ServeProcess(const std::vector<std::string>& args);
@@ -37,6 +38,7 @@ class ServeProcess {
   int port_ = 0;
   std::string line_;
   int exit_ = -2;
+  std::string data_;  // its own data folder (removed at the end), unless args name one
 };
 
 /// The path of the idforge binary the black-box tests run.
