@@ -22,12 +22,14 @@
 namespace idforge::cli {
 namespace {
 
+constexpr const char* kDefaultLeaseFolder = ".data/leases";
+
 struct SnowflakeArgs {
   std::uint64_t count = 1;
   std::string layout = "twitter";
   std::optional<std::string> node;  // a number, or "auto" (lease one from lease_store)
   std::optional<std::uint64_t> datacenter, worker;
-  std::string lease_store = "file:.data/leases";
+  std::string lease_store = std::string("file:") + kDefaultLeaseFolder;
   bool lease_store_given = false;
   std::string format = "dec";
 };
@@ -79,10 +81,17 @@ void run_snowflake(const SnowflakeArgs& a) {
   // A fixed node ID takes the same lease a leased one would (by default a file lock under
   // .data/leases), so the same node ID configured twice is refused instead of issuing twice.
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  // static:N and ordinal:HOST name the node themselves: no --node needed beside them.
+  const std::string scheme = coord::parse_lease_url(a.lease_store).scheme;
+  const bool store_names_node = a.lease_store_given && !a.node && !a.datacenter && !a.worker &&
+                                (scheme == "static" || scheme == "ordinal");
   const std::optional<std::uint64_t> fixed_node =
-      a.node == "auto" ? std::nullopt : std::optional<std::uint64_t>(node_from(a, layout));
-  leased =
-      start_leased(a.lease_store, layout, SystemClock::instance(), {"idforge", fixed_node, {}});
+      a.node == "auto" || store_names_node ? std::nullopt
+                                           : std::optional<std::uint64_t>(node_from(a, layout));
+  // static:/ordinal: keep their lock and mark where the default file store does, unless the
+  // URL says where (state=, register=): a restart with the clock behind must not reissue.
+  leased = start_leased(with_local_state(a.lease_store, kDefaultLeaseFolder), layout,
+                        SystemClock::instance(), {"idforge", fixed_node, {}});
 #else
   if (a.node == "auto")
     throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
@@ -162,7 +171,8 @@ void add_gen_snowflake(CLI::App& gen) {
            args->lease_store_given = true;
          },
          "Where the node ID is leased (--node auto) or registered (a fixed node): file:DIR, "
-         "redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
+         "redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST (these two keep "
+         "their lock and high-water mark in .data/leases unless given state= or register=)")
       ->default_str(args->lease_store);
   auto* dc = cmd->add_option("--datacenter", args->datacenter,
                              "Datacenter, for layouts that split the node")

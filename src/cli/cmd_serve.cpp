@@ -160,8 +160,14 @@ void run_serve(const ServeArgs& a) {
   // of requests answered 503 at 16 clients). The price: a restart after kill -9 may wait up
   // to 10 s for the clock to pass the reserved mark (it says so); a clean stop stores the
   // exact time.
+  // A static: or ordinal: store keeps its lock and mark in the same folder (unless its URL
+  // names state= or register=): without a mark, a restart with the clock behind issues the
+  // same IDs again.
   std::string url = config.lease_store;
-  if (url.empty()) url = "file:" + lease_folder(config.data) + "?ttl=10000";
+  if (url.empty())
+    url = "file:" + lease_folder(config.data) + "?ttl=10000";
+  else if (keeps_no_state(url))
+    url = with_local_state(url, lease_folder(config.data), 10000);
   try {
     leased = start_leased(url, layout, clock, {"idforge serve", config.node, stop.get_token()});
   } catch (const coord::LeaseError& e) {

@@ -22,7 +22,7 @@ using namespace idforge::lab;
 // A signal during a run asks it to stop between rows, so that the lab server is stopped and
 // its cgroup removed on the way out instead of being left behind.
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) {
+extern "C" void on_lab_db_stop_signal(int) {
   g_stop.store(true);
 }
 
@@ -30,7 +30,7 @@ class StopSignals {
  public:
   StopSignals() {
     struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
+    sa.sa_handler = on_lab_db_stop_signal;
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
   }

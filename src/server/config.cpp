@@ -85,7 +85,9 @@ const std::vector<SettingInfo>& settings() {
         {"port", "TCP port; 0 picks a free one"},
         {"layout", "Snowflake layout: preset or spec"},
         {"node", "Fixed Snowflake node ID (instead of a lease)"},
-        {"lease-store", "Lease store URL (default file:<data>/leases)"},
+        {"lease-store",
+         "Lease store URL (default file:<data>/leases; static: and ordinal: keep their lock and "
+         "high-water mark there unless given state= or register=)"},
         {"token", "Bearer token required on /v1 and /metrics"},
         {"rate-limit", "Requests per second over all clients, 0 = no limit"},
         {"rate-burst", "Burst size for the rate limit, 0 = one second's worth"},

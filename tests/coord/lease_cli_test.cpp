@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -301,6 +303,113 @@ TEST(LeaseCli, ALayoutWhoseIdsCanCoincideOnTheSameNodeAndStoreIsRefused) {
                                     "--layout", "twitter,epoch=1288748574657", "-n", "1"});
   ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
   EXPECT_GT(std::stoull(earlier.lines().at(0)), std::stoull(first.lines().back()));
+// static:N and ordinal: keep their lock and high-water mark in the data folder, as a fixed
+// --node does: a restart with the clock behind refuses instead of issuing the same IDs again,
+// and the node configured twice on one data folder is refused.
+const char* kFaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+// Runs the binary in dir (the folder .data/leases is relative to), with env ("NAME=value")
+// and stderr joined to stdout.
+std::unique_ptr<Child> spawn_in(const std::string& dir, const std::vector<std::string>& env,
+                                const std::vector<std::string>& args) {
+  std::string line = "cd '" + dir + "' && exec env";
+  for (const auto& e : env) line += " '" + e + "'";
+  line += " '" + std::string(IDFORGE_BINARY) + "'";
+  for (const auto& a : args) line += " '" + a + "'";
+  return std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", line + " 2>&1"});
+}
+
+std::vector<std::string> clock_back_a_minute() {
+  return {std::string("LD_PRELOAD=") + kFaketime, "FAKETIME=-60s", "FAKETIME_DONT_FAKE_MONOTONIC=1",
+          "FAKETIME_NO_CACHE=1"};
+}
+
+// The body curl fetched from url (plain text), or "" on failure.
+std::string http_get_text(const std::string& url) {
+  std::string out;
+  if (FILE* p = popen(("curl -s -m 5 -H 'Accept: text/plain' '" + url + "'").c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+std::int64_t read_mark(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t mark = -1;
+  in >> mark;
+  return mark;
+}
+
+TEST(LeaseCli, GenWithAStaticNodeKeepsItsMarkAndRefusesARestartWithTheClockBehind) {
+  NEED_CLI();
+  ScratchDir dir;
+  auto first =
+      spawn_in(dir.path(), {}, {"gen", "snowflake", "--lease-store", "static:9", "-n", "20000"});
+  std::vector<std::uint64_t> ids;
+  while (const auto line = first->read_line(10s)) ids.push_back(std::stoull(*line));
+  ASSERT_EQ(first->wait(10s), 0);
+  ASSERT_EQ(ids.size(), 20000u);
+  const std::int64_t last_ms = static_cast<std::int64_t>(ids.back() >> 22) + 1288834974657;
+  EXPECT_EQ((ids.back() >> 12) & 1023, 9u);
+  const std::string mark_path = dir.path() + "/.data/leases/node-9.mark";
+  ASSERT_TRUE(std::filesystem::exists(mark_path)) << "static:9 kept no high-water mark";
+  EXPECT_GE(read_mark(mark_path), last_ms);
+
+  // The clock behind the stored mark by far more than start-up waits: refused, nothing out.
+  write_mark(dir.path() + "/.data/leases", 9, 86'400'000);
+  auto behind = spawn_in(dir.path(), {}, {"gen", "snowflake", "--lease-store", "static:9"});
+  const std::string said = behind->read_rest(10s);
+  EXPECT_EQ(behind->wait(1s), 1) << said;
+  EXPECT_NE(said.find("behind the high-water mark"), std::string::npos) << said;
+  // An explicit state= still wins: a folder of its own, no mark there yet.
+  ScratchDir other;
+  auto own = spawn_in(dir.path(), {},
+                      {"gen", "snowflake", "--lease-store", "static:9?state=" + other.path()});
+  EXPECT_FALSE(own->read_rest(10s).empty());
+  EXPECT_EQ(own->wait(1s), 0);
+  EXPECT_TRUE(std::filesystem::exists(other.path() + "/node-9.mark"));
+}
+
+TEST(LeaseCli, ServeWithAStaticNodeRestartedWithTheClockBehindRefusesToIssue) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  if (!std::filesystem::exists(kFaketime)) {
+    if (std::getenv("IDFORGE_REQUIRE_SERVICES") != nullptr) FAIL() << "libfaketime missing";
+    GTEST_SKIP() << "libfaketime missing: " << kFaketime;
+  }
+  ScratchDir dir;
+  const std::vector<std::string> serve = {"serve",        "--port",        "0",
+                                          "--access-log", "off",           "--data",
+                                          dir.path(),     "--lease-store", "static:9"};
+  auto first = spawn_in(dir.path(), {}, serve);
+  const auto line = first->read_line(10s);
+  ASSERT_TRUE(line && line->find("listening on ") != std::string::npos)
+      << line.value_or("(nothing)");
+  const std::string base = line->substr(line->find("listening on ") + 13);
+  const std::string ids = http_get_text(base + "v1/ids/snowflake?count=1000");
+  std::uint64_t last = 0;
+  for (std::size_t at = 0, nl; (nl = ids.find('\n', at)) != std::string::npos; at = nl + 1)
+    last = std::max<std::uint64_t>(last, std::stoull(ids.substr(at, nl - at)));
+  ASSERT_NE(last, 0u) << ids;
+  // The same node configured twice on one data folder: the second refuses, naming the lock.
+  auto twice = spawn_in(dir.path(), {}, serve);
+  const std::string twice_said = twice->read_rest(10s);
+  EXPECT_EQ(twice->wait(1s), 1) << twice_said;
+  EXPECT_NE(twice_said.find("node 9 is locked"), std::string::npos) << twice_said;
+  first->signal(SIGTERM);
+  ASSERT_EQ(first->wait(10s), 0);
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/leases/node-9.mark"))
+      << "serve --lease-store static:9 kept no high-water mark in its data folder";
+  EXPECT_GE(read_mark(dir.path() + "/leases/node-9.mark"),
+            static_cast<std::int64_t>(last >> 22) + 1288834974657);
+
+  auto behind = spawn_in(dir.path(), clock_back_a_minute(), serve);
+  const std::string said = behind->read_rest(15s);
+  EXPECT_EQ(behind->wait(1s), 1) << said;
+  EXPECT_EQ(said.find("listening"), std::string::npos) << said;
+  EXPECT_NE(said.find("behind the high-water mark"), std::string::npos) << said;
 }
 
 }  // namespace
