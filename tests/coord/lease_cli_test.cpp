@@ -303,6 +303,8 @@ TEST(LeaseCli, ALayoutWhoseIdsCanCoincideOnTheSameNodeAndStoreIsRefused) {
                                     "--layout", "twitter,epoch=1288748574657", "-n", "1"});
   ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
   EXPECT_GT(std::stoull(earlier.lines().at(0)), std::stoull(first.lines().back()));
+}
+
 // static:N and ordinal: keep their lock and high-water mark in the data folder, as a fixed
 // --node does: a restart with the clock behind refuses instead of issuing the same IDs again,
 // and the node configured twice on one data folder is refused.
