@@ -122,13 +122,13 @@ std::int64_t parse_mark_text(std::string_view text, const std::string& where,
   std::int64_t mark = 0;
   const char* const end = text.data() + text.size();
   const auto [p, ec] = std::from_chars(text.data(), end, mark);
-  const std::string rule = "a mark is a Unix time in ms from 1 to " +
+  const std::string rule = "a mark is a Unix time in ms from 0 to " +
                            std::to_string(kLastMarkUnixMs) + " (9999-12-31T23:59:59.999Z)";
   if (text.empty() || ec != std::errc{} || p != end || text.size() > 20)
     throw LeaseError(LeaseFailure::rejected, store,
                      where + " holds '" + shown_bytes(text) + "', not a Unix time in ms (" + rule +
                          "); fix or remove it (removing it forgets the mark)");
-  if (mark < 1 || mark > kLastMarkUnixMs)
+  if (mark < 0 || mark > kLastMarkUnixMs)
     throw LeaseError(LeaseFailure::rejected, store,
                      where + " holds " + std::to_string(mark) + ", out of range: " + rule +
                          "; fix or remove it (removing it forgets the mark)");

@@ -75,7 +75,7 @@ inline constexpr std::int64_t kMaxMarkFileBytes = 256;
 /// would otherwise end the message); at most max_bytes of text, then "...".
 std::string shown_bytes(std::string_view text, std::size_t max_bytes = 40);
 /// A stored mark's text as Unix ms: decimal digits (an optional '-' is read only to name
-/// it), 1 .. kLastMarkUnixMs. Throws LeaseError(rejected) naming where, the text (escaped)
+/// it), 0 .. kLastMarkUnixMs. Throws LeaseError(rejected) naming where, the text (escaped)
 /// and the rule.
 std::int64_t parse_mark_text(std::string_view text, const std::string& where,
                              const std::string& store);
