@@ -206,15 +206,18 @@ TEST(LeaseCli, ServeWithTheSameFixedNodeTwiceOnOneDataFolderIsRefused) {
 TEST(LeaseCli, AFifoAsTheMarkEndsGenLeaseAndServeAtOnce) {
   NEED_CLI();
   ScratchDir dir;
-  const std::string mark = dir.path() + "/node-0.mark";
+  // serve's own lease folder under --data, which gen and lease acquire are pointed at too
+  const std::string leases = dir.path() + "/leases";
+  std::filesystem::create_directory(leases);
+  const std::string mark = leases + "/node-0.mark";
   ASSERT_EQ(mkfifo(mark.c_str(), 0644), 0);
-  const std::string store = "file:" + dir.path();
+  const std::string store = "file:" + leases;
   std::vector<std::vector<std::string>> runs = {
       {"gen", "snowflake", "--node", "0", "--lease-store", store, "-n", "1"},
       {"lease", "acquire", "--store", store, "--hold", "0"}};
   if (run_idforge({"serve", "--help"}).exit_code == 0)
-    runs.push_back({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
-                    "--lease-store", store, "--node", "0"});
+    runs.push_back(
+        {"serve", "--port", "0", "--access-log", "off", "--data", dir.path(), "--node", "0"});
   for (const auto& args : runs) {
     const auto r = run_idforge(args, {}, StdoutTo::pipe, std::chrono::seconds(20));
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
