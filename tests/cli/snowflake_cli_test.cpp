@@ -89,9 +89,9 @@ TEST(CliGenSnowflake, RunningOutOfTimeMidRunSaysHowManyWereIssued) {
   const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  // 24 bits of ms end 3 s from now; one ID per ms (no sequence bits).
+  // 31 bits of ms end 3 s from now; one ID per ms (no sequence bits).
   const std::string spec =
-      "time=24,dc=8,worker=31,seq=0,epoch=" + std::to_string(now - (std::int64_t{1} << 24) + 3000);
+      "time=31,dc=1,worker=31,seq=0,epoch=" + std::to_string(now - (std::int64_t{1} << 31) + 3000);
   const auto r = run_idforge({"gen", "snowflake", "--layout", spec, "--node", "0", "--lease-store",
                               "file:" + (dir / "leases"), "-n", "100000"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
