@@ -14,6 +14,7 @@
 #include "idforge/error.hpp"
 #include "idforge/version.hpp"
 #include "output.hpp"
+#include "standard_fds.hpp"
 #include "usage_error.hpp"
 
 namespace {
@@ -62,6 +63,8 @@ int run(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything opens a file or a socket (see standard_fds.hpp).
+  if (!idforge::cli::guard_standard_fds()) return idforge::cli::kExitFailure;
   int code = idforge::cli::kExitFailure;
   try {
     CLI::App app{"idforge: unique IDs for distributed systems (Snowflake, UUIDv7/v4, ULID)",
