@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "idforge/int_codec.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "idforge/time_format.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
 #ifdef IDFORGE_HAVE_COORD
@@ -36,13 +37,15 @@ struct SnowflakeArgs {
 std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
   if (a.node) {
     if (a.node->empty() || a.node->find_first_not_of("0123456789") != std::string::npos)
-      throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'"};
+      throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'",
+                           kExitUsage};
     std::uint64_t n = 0;
     const char* end = a.node->data() + a.node->size();
     const auto [p, ec] = std::from_chars(a.node->data(), end, n);
     if (ec != std::errc{} || p != end)
       throw CommandFailure{"--node '" + *a.node + "': out of range for layout '" + layout.name() +
-                           "' (0.." + std::to_string(layout.node_count() - 1) + ")"};
+                               "' (0.." + std::to_string(layout.node_count() - 1) + ")",
+                           kExitUsage};
     return layout.check_node(n);
   }
   if (a.datacenter || a.worker) {
@@ -100,11 +103,28 @@ void run_snowflake(const SnowflakeArgs& a) {
 #endif
     fixed->next_batch(out);
   };
+  SnowflakeGenerator* plain = fixed.get();
+#ifdef IDFORGE_HAVE_COORD
+  if (leased) plain = &leased->generator();
+#endif
+  // Fills out as far as the time field reaches: the IDs issued before it ran out are
+  // printed, and the error says how many there were. Any other error goes the throwing way
+  // (a fence named by its lease, ...), which fills the rest or names the reason.
+  std::uint64_t issued = 0;
+  auto fill = [&](std::span<Snowflake> out) {
+    std::error_code ec;
+    const std::size_t done = plain->next_batch(out, ec);
+    if (ec && ec != errc::time_exhausted) {
+      batch(out.subspan(done));
+      return out.size();
+    }
+    return done;
+  };
   std::vector<Snowflake> buf(std::min<std::uint64_t>(a.count, 4096));
   std::string out;
   for (std::uint64_t left = a.count; left > 0;) {
-    const std::size_t n = std::min<std::uint64_t>(left, buf.size());
-    batch(std::span(buf.data(), n));
+    const std::size_t want = std::min<std::uint64_t>(left, buf.size());
+    const std::size_t n = fill(std::span(buf.data(), want));
     out.clear();
     for (std::size_t i = 0; i < n; ++i) {
       if (json) {
@@ -117,6 +137,13 @@ void run_snowflake(const SnowflakeArgs& a) {
     }
     write_out(out);
     left -= n;
+    issued += n;
+    if (n < want)
+      throw CommandFailure{fmt::format(
+          "layout '{}': its {}-bit time field ran out at {} after {} ID{} of the {} asked for "
+          "{} issued (all printed); it can issue no more",
+          layout.name(), layout.time_bits(), format_iso8601_ms(describe(layout).time_runs_out_ms),
+          issued, issued == 1 ? "" : "s", a.count, issued == 1 ? "was" : "were")};
   }
 }
 

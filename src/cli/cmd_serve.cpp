@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -122,12 +123,30 @@ void run_serve(const ServeArgs& a) {
   server::Server srv(config);
   std::stop_source stop;
   std::atomic<int> got_signal{0};
+  std::atomic<bool> starting{true};
+  const auto signal_name = [&] { return got_signal == SIGINT ? "SIGINT" : "SIGTERM"; };
   SignalWaiter waiter(stop_signals, [&](int sig) {
     got_signal = sig;
     stop.request_stop();
     srv.stop();
+    // The stop request ends a start-up wait for the clock at once, but not a lease-store
+    // request in flight (a store that does not answer holds it up to its timeout, which may
+    // be minutes). Start-up gets a moment to end by itself; then the process ends here, before
+    // anything was issued (a file lock goes with the process, a store key with its TTL).
+    for (int i = 0; i < 20 && starting.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (starting.load()) {
+      note(fmt::format(
+          "idforge serve: stopped by {} during start-up while the lease store had not answered; "
+          "nothing was issued",
+          signal_name()));
+      std::_Exit(0);
+    }
   });
-  const auto signal_name = [&] { return got_signal == SIGINT ? "SIGINT" : "SIGTERM"; };
+  struct StartUpEnds {  // whichever way start-up ends, a later signal takes the normal path
+    std::atomic<bool>* starting;
+    ~StartUpEnds() { *starting = false; }
+  } start_up_ends{&starting};
   std::unique_ptr<SnowflakeGenerator> fixed;
   std::string node_text;
 #ifdef IDFORGE_SERVER_HAVE_LEASE
@@ -169,6 +188,7 @@ void run_serve(const ServeArgs& a) {
   server::add_snowflake_kind(srv, *fixed);
   node_text = fmt::format("fixed node {} (not registered anywhere)", fixed->node());
 #endif
+  starting = false;
   server::add_text_kinds(srv);
 #ifdef IDFORGE_SERVER_HAVE_SIM
   server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...

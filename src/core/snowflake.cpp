@@ -1,5 +1,6 @@
 #include "idforge/snowflake.hpp"
 
+#include <limits>
 #include <string>
 
 #include "idforge/error.hpp"
@@ -34,9 +35,15 @@ SnowflakeParts decompose(const Layout& layout, Snowflake id) {
                     "' is signed (63 bits): no generator with this layout makes it");
   SnowflakeParts p;
   p.tick = field(v, layout.time_shift(), layout.time_bits());
-  p.unix_ms = layout.epoch_ms() + static_cast<std::int64_t>(p.tick) * layout.tick_ms();
+  // A wide time field of long ticks reaches past 2^63 - 1 ms (year 292,278,994): such a
+  // time is held at that ceiling, past any date shown, rather than wrapped negative.
+  std::int64_t span = 0;
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(p.tick), layout.tick_ms(), &span) ||
+      __builtin_add_overflow(layout.epoch_ms(), span, &p.unix_ms))
+    p.unix_ms = std::numeric_limits<std::int64_t>::max();
   p.node = field(v, layout.node_shift(), layout.node_bits());
-  p.worker = layout.worker_bits() == 0 ? 0 : p.node & ((std::uint64_t{1} << layout.worker_bits()) - 1);
+  p.worker =
+      layout.worker_bits() == 0 ? 0 : p.node & ((std::uint64_t{1} << layout.worker_bits()) - 1);
   p.datacenter = p.node >> layout.worker_bits();
   p.sequence = field(v, layout.sequence_shift(), layout.sequence_bits());
   return p;

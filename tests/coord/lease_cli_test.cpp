@@ -1,6 +1,12 @@
 // Black-box tests of `idforge gen snowflake --node auto` and `idforge lease acquire|list`.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -193,6 +199,113 @@ TEST(LeaseCli, ServeWithTheSameFixedNodeTwiceOnOneDataFolderIsRefused) {
   EXPECT_EQ(said.find("listening"), std::string::npos) << said;
   first->signal(SIGTERM);
   EXPECT_EQ(first->wait(10s), 0);
+}
+
+// A FIFO where the mark belongs hung every command in open(); now each refuses at once,
+// in one line naming the path and what it is.
+TEST(LeaseCli, AFifoAsTheMarkEndsGenLeaseAndServeAtOnce) {
+  NEED_CLI();
+  ScratchDir dir;
+  // serve's own lease folder under --data, which gen and lease acquire are pointed at too
+  const std::string leases = dir.path() + "/leases";
+  std::filesystem::create_directory(leases);
+  const std::string mark = leases + "/node-0.mark";
+  ASSERT_EQ(mkfifo(mark.c_str(), 0644), 0);
+  const std::string store = "file:" + leases;
+  std::vector<std::vector<std::string>> runs = {
+      {"gen", "snowflake", "--node", "0", "--lease-store", store, "-n", "1"},
+      {"lease", "acquire", "--store", store, "--hold", "0"}};
+  if (run_idforge({"serve", "--help"}).exit_code == 0)
+    runs.push_back(
+        {"serve", "--port", "0", "--access-log", "off", "--data", dir.path(), "--node", "0"});
+  for (const auto& args : runs) {
+    const auto r = run_idforge(args, {}, StdoutTo::pipe, std::chrono::seconds(20));
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(mark + " is a FIFO (named pipe), not a regular file"), std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// A TCP port that takes connections (the kernel's backlog) and never answers: a store
+// request to it waits for its whole timeout.
+class SilentPort {
+ public:
+  SilentPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(fd_, 8);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~SilentPort() {
+    for (const int a : accepted_) close(a);
+    close(fd_);
+  }
+  int port() const { return port_; }
+  /// Whether a client connected within timeout (it is then waiting for an answer).
+  bool connected(std::chrono::milliseconds timeout) const {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.count())) != 1) return false;
+    // Taken off the backlog (and never answered), so the next client is seen afresh.
+    accepted_.push_back(accept(fd_, nullptr, nullptr));
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  mutable std::vector<int> accepted_;
+};
+
+// A store that does not answer holds start-up up to its timeout (a minute here); SIGTERM
+// meanwhile ends `lease acquire` and `serve` at once instead of being held blocked.
+TEST(LeaseCli, SigtermEndsAStartUpWaitingOnAStoreThatDoesNotAnswer) {
+  NEED_CLI();
+  SilentPort silent;
+  const std::string store = "redis://127.0.0.1:" + std::to_string(silent.port()) + "?timeout=60000";
+  ScratchDir dir;
+  std::vector<std::vector<std::string>> runs = {{"lease", "acquire", "--store", store}};
+  if (run_idforge({"serve", "--help"}).exit_code == 0)
+    runs.push_back({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
+                    "--lease-store", store});
+  for (const auto& args : runs) {
+    auto child = spawn_joined(args);
+    ASSERT_TRUE(silent.connected(10s)) << args[0] << " never asked the store";
+    const auto t0 = std::chrono::steady_clock::now();
+    child->signal(SIGTERM);
+    const auto code = child->wait(5s);
+    EXPECT_TRUE(code.has_value()) << args[0] << " still waits on the store after SIGTERM";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s) << args[0];
+    const std::string said = child->read_rest(1s);
+    EXPECT_EQ(said.find("listening"), std::string::npos) << said;
+  }
+}
+
+// Another epoch on the same node and store would reissue the first run's IDs: refused,
+// naming both layouts. An epoch that puts every new ID above the old ones is allowed.
+TEST(LeaseCli, ALayoutWhoseIdsCanCoincideOnTheSameNodeAndStoreIsRefused) {
+  NEED_CLI();
+  ScratchDir dir;
+  const std::string store = "file:" + dir.path();
+  const auto first =
+      run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store, "-n", "1000"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto later = run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store,
+                                  "--layout", "twitter,epoch=1288921374657", "-n", "1"});
+  EXPECT_EQ(later.exit_code, 1);
+  EXPECT_TRUE(later.out.empty()) << later.out;
+  EXPECT_NE(later.err.find("epoch=1288834974657"), std::string::npos) << later.err;
+  EXPECT_NE(later.err.find("epoch=1288921374657"), std::string::npos) << later.err;
+  EXPECT_NE(later.err.find("IDs of the two layouts can coincide"), std::string::npos) << later.err;
+  const auto earlier = run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store,
+                                    "--layout", "twitter,epoch=1288748574657", "-n", "1"});
+  ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
+  EXPECT_GT(std::stoull(earlier.lines().at(0)), std::stoull(first.lines().back()));
 }
 
 // static:N and ordinal: keep their lock and high-water mark in the data folder, as a fixed
