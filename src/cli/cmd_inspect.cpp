@@ -21,15 +21,6 @@ struct InspectArgs {
   bool json = false;
 };
 
-// An ID that carries its creation time tells anyone who sees it when it was made, and the
-// next one is guessable from it: seed 000's "never use Snowflake or UUID v7 for secrets".
-std::optional<std::string> secret_warning(const Inspection& in) {
-  if (!in.unix_ms) return std::nullopt;
-  return "reveals its creation time; must not be used as a secret (reset link, API key, invite "
-         "URL): use "
-         "'idforge gen token'";
-}
-
 void print_text(const Inspection& in) {
   // The input is shown as given but escaped: an argument must not drive the terminal.
   std::string s = fmt::format("{}\n  {:<11}{}\n", printable(in.input), "kind", in.kind);
@@ -48,8 +39,7 @@ void run_inspect(const InspectArgs& a, const std::vector<std::string>& ids) {
     try {
       const Inspection in = inspect(id, opt);
       if (a.json) {
-        auto j = inspection_to_json(in);
-        if (const auto w = secret_warning(in)) j["warning"] = *w;
+        const auto j = inspection_to_json_with_warning(in);
         write_out(json_text(j) + "\n");
       } else {
         print_text(in);

@@ -161,7 +161,7 @@ void Server::Impl::add_builtin_routes() {
       if (auto enc = r.query("encoding")) opt.encoding = parse_int_encoding(*enc);
       const Inspection in = inspect(r.param("id"), opt);
       Response out;
-      out.body = inspection_to_json(in).dump();
+      out.body = inspection_to_json_with_warning(in).dump();
       return out;
     } catch (const Error& e) {
       return problem(400, "bad-id", "Bad Request", e.what());

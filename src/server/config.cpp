@@ -306,10 +306,8 @@ void validate(const ServerConfig& c) {
   if (c.rate_burst > 0 && c.rate_limit == 0)
     throw Error(errc::invalid_argument,
                 "rate-burst='" + std::to_string(c.rate_burst) + "' needs rate-limit above 0");
-  if (c.node && !c.lease_store.empty())
-    throw Error(errc::invalid_argument,
-                "node='" + std::to_string(*c.node) + "' and lease-store='" + c.lease_store +
-                    "' conflict: a fixed node takes no lease; set one of them");
+  // node= beside lease-store= is no conflict: a fixed node registers in that store, so a
+  // second process configured with the same node is refused (docs/LEASES.md).
   // A layout whose time field has run out would answer every request 500: refuse it now.
   const Layout layout = parse_layout(c.layout);
   const LayoutFacts facts = describe(layout);

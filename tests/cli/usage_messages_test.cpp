@@ -15,7 +15,7 @@ using test::run_idforge;
 TEST(CliUsageMessages, AnUnknownCommandIsNamedWithTheKnownOnes) {
   expect_one_line_error(run_idforge({"gen", "nope"}), 2,
                         "'nope' is not a command of 'idforge gen': expected snowflake, uuid7, "
-                        "uuid4, ulid, typeid or ksuid");
+                        "uuid4, ulid, typeid, ksuid or token");
   expect_one_line_error(run_idforge({"nope"}), 2,
                         "'nope' is not a command of 'idforge': expected gen, inspect");
 }
