@@ -1,5 +1,5 @@
-// Picks the text kernels once: every entry of g_text starts as a stub that asks the CPU
-// what it has, installs the best path's table and calls on. A forced path (tests, fuzzers,
+// Picks the text kernels once: every entry of g_text starts as a first-use resolver that asks the
+// CPU what it has, installs the best path's table and calls on. A forced path (tests, fuzzers,
 // benchmarks) replaces the whole table.
 #include <atomic>
 
@@ -51,44 +51,44 @@ TextPath best_path() noexcept {
   return best;
 }
 
-// The stubs: the first call through any entry installs the best table (threads that race
-// here install the same one) and then does its own work through it.
-char* stub_uuid_to_chars(const std::uint8_t* v, char* out) noexcept {
+// The first-use resolvers: the first call through any entry installs the best table (threads that
+// race here install the same one) and then does its own work through it.
+char* resolve_first_uuid_to_chars(const std::uint8_t* v, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_to_chars)(v, out);
 }
-char* stub_uuid_to_hex(const std::uint8_t* v, char* out) noexcept {
+char* resolve_first_uuid_to_hex(const std::uint8_t* v, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_to_hex)(v, out);
 }
-bool stub_uuid_from_chars(const char* p, std::uint8_t* v) noexcept {
+bool resolve_first_uuid_from_chars(const char* p, std::uint8_t* v) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_from_chars)(p, v);
 }
-bool stub_uuid_from_hex(const char* p, std::uint8_t* v) noexcept {
+bool resolve_first_uuid_from_hex(const char* p, std::uint8_t* v) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_from_hex)(p, v);
 }
-char* stub_ulid_to_chars(const std::uint8_t* v, char* out) noexcept {
+char* resolve_first_ulid_to_chars(const std::uint8_t* v, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(ulid_to_chars)(v, out);
 }
-bool stub_ulid_from_chars(const char* p, std::uint8_t* v) noexcept {
+bool resolve_first_ulid_from_chars(const char* p, std::uint8_t* v) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(ulid_from_chars)(p, v);
 }
-char* stub_uuid_to_chars_n(const Bytes16* v, std::size_t n, const char* sep, std::size_t sep_size,
-                           char* out) noexcept {
+char* resolve_first_uuid_to_chars_n(const Bytes16* v, std::size_t n, const char* sep,
+                                    std::size_t sep_size, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_to_chars_n)(v, n, sep, sep_size, out);
 }
-char* stub_uuid_to_hex_n(const Bytes16* v, std::size_t n, const char* sep, std::size_t sep_size,
-                         char* out) noexcept {
+char* resolve_first_uuid_to_hex_n(const Bytes16* v, std::size_t n, const char* sep,
+                                  std::size_t sep_size, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(uuid_to_hex_n)(v, n, sep, sep_size, out);
 }
-char* stub_ulid_to_chars_n(const Bytes16* v, std::size_t n, const char* sep, std::size_t sep_size,
-                           char* out) noexcept {
+char* resolve_first_ulid_to_chars_n(const Bytes16* v, std::size_t n, const char* sep,
+                                    std::size_t sep_size, char* out) noexcept {
   use_best_text_path();
   return IDFORGE_TEXT_KERNEL(ulid_to_chars_n)(v, n, sep, sep_size, out);
 }
@@ -96,9 +96,9 @@ char* stub_ulid_to_chars_n(const Bytes16* v, std::size_t n, const char* sep, std
 }  // namespace
 
 constinit ActiveTextKernels g_text = {
-    {stub_uuid_to_chars},   {stub_uuid_to_hex},   {stub_uuid_from_chars},
-    {stub_uuid_from_hex},   {stub_ulid_to_chars}, {stub_ulid_from_chars},
-    {stub_uuid_to_chars_n}, {stub_uuid_to_hex_n}, {stub_ulid_to_chars_n},
+    {resolve_first_uuid_to_chars},   {resolve_first_uuid_to_hex},   {resolve_first_uuid_from_chars},
+    {resolve_first_uuid_from_hex},   {resolve_first_ulid_to_chars}, {resolve_first_ulid_from_chars},
+    {resolve_first_uuid_to_chars_n}, {resolve_first_uuid_to_hex_n}, {resolve_first_ulid_to_chars_n},
 };
 
 const char* to_string(TextPath path) noexcept {
@@ -134,8 +134,9 @@ bool text_path_available(TextPath path) noexcept {
 }
 
 TextPath text_path() noexcept {
-  // Before the first call through g_text the stubs are in place: report what they will pick.
-  if (g_text.uuid_to_chars.load(std::memory_order_relaxed) == &stub_uuid_to_chars)
+  // Before the first call through g_text the first-use resolvers are in place: report what they
+  // will pick.
+  if (g_text.uuid_to_chars.load(std::memory_order_relaxed) == &resolve_first_uuid_to_chars)
     use_best_text_path();
   return g_path.load(std::memory_order_relaxed);
 }

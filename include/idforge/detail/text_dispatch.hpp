@@ -1,7 +1,7 @@
 // The text kernels in use (see text_path.hpp): one atomic function pointer per operation, so
 // that Uuid::to_chars, parse_uuid and their ULID twins inline to one load and one indirect
 // call into the code path chosen for this CPU. Relaxed loads are plain moves on x86-64.
-// Each pointer starts at a stub that picks the best path on first use.
+// Each pointer starts at a first-use resolver that picks the best path on first use.
 #pragma once
 
 #include <array>
