@@ -24,9 +24,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "idforge/detail/text_path.hpp"
 #include "idforge/ksuid.hpp"
 #include "idforge/typeid.hpp"
 #include "idforge/ulid_generator.hpp"
@@ -298,6 +301,82 @@ void BM_Idforge_KsuidParse(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Idforge_KsuidParse);
+
+// Every text operation on every code path this CPU has (BM_Idforge_Text_<op>_<path>), and
+// the batch writers per ID. The rows above use the path chosen at start-up.
+
+template <typename Op>
+void on_path(benchmark::State& state, detail::TextPath path, Op op) {
+  detail::use_text_path(path);
+  op(state);
+  detail::use_best_text_path();
+}
+
+void uuid_to_chars_rows(benchmark::State& state) {
+  BM_Idforge_UuidToChars(state);
+}
+
+void uuid_to_hex_rows(benchmark::State& state) {
+  const auto pool = uuid_pool();
+  char out[Uuid::kHexSize];
+  std::size_t i = 0;
+  for (auto _ : state) {
+    pool[i++ % kPool].to_hex_chars(out);
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void uuid_parse_hex_rows(benchmark::State& state) {
+  const auto pool = text_pool([](const Uuid& u) { return u.to_hex(); });
+  Uuid u;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(parse_uuid(pool[i++ % kPool], u));
+    benchmark::DoNotOptimize(u);
+  }
+}
+
+const bool kTextPathRowsRegistered = [] {
+  using Fn = void (*)(benchmark::State&);
+  const std::pair<const char*, Fn> ops[] = {
+      {"UuidToChars", uuid_to_chars_rows},     {"UuidToHex", uuid_to_hex_rows},
+      {"UuidParse", BM_Idforge_UuidParse},     {"UuidParseHex", uuid_parse_hex_rows},
+      {"UlidToChars", BM_Idforge_UlidToChars}, {"UlidParse", BM_Idforge_UlidParse},
+  };
+  for (const auto& [name, fn] : ops)
+    for (detail::TextPath path : detail::kTextPaths)
+      if (detail::text_path_available(path))
+        benchmark::RegisterBenchmark(
+            (std::string("BM_Idforge_Text_") + name + "_" + detail::to_string(path)).c_str(),
+            [path, fn = fn](benchmark::State& st) { on_path(st, path, fn); });
+  return true;
+}();
+
+// One batch call writing n canonical texts separated by '\n'; ns_per_id divides by n.
+void BM_Idforge_UuidToCharsBatch(benchmark::State& state) {
+  const auto pool = uuid_pool();
+  const std::span<const Uuid> ids(pool.data(), static_cast<std::size_t>(state.range(0)));
+  std::string out(batch_text_size(ids.size(), Uuid::kTextSize, "\n"), '\0');
+  for (auto _ : state) {
+    to_chars(ids, out.data(), "\n");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_id(state, ids.size());
+}
+BENCHMARK(BM_Idforge_UuidToCharsBatch)->Arg(256);
+
+void BM_Idforge_UlidToCharsBatch(benchmark::State& state) {
+  std::vector<Ulid> pool;
+  for (const Uuid& u : uuid_pool()) pool.push_back(Ulid::from_uuid(u));
+  const std::span<const Ulid> ids(pool.data(), static_cast<std::size_t>(state.range(0)));
+  std::string out(batch_text_size(ids.size(), Ulid::kTextSize, "\n"), '\0');
+  for (auto _ : state) {
+    to_chars(ids, out.data(), "\n");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_id(state, ids.size());
+}
+BENCHMARK(BM_Idforge_UlidToCharsBatch)->Arg(256);
 
 // ---------------------------------------------------------------------------------------
 // libuuid (util-linux, Debian's uuid-dev)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS_PER_TARGET]  (default 10; the long run is 600)
-# Builds every libFuzzer target with clang, ASan and UBSan into build-fuzz/ and runs each
-# for the given time on a copy of its committed seed corpus (fuzz/corpus/NAME). Fails on
-# the first crash, leak, sanitizer report or broken round trip.
+# Builds every libFuzzer target with clang, ASan and UBSan into build-fuzz/, the libraries
+# with libFuzzer's coverage instrumentation too (so that it is guided by the code under test,
+# not by the harness alone), and runs each for the given time on a copy of its committed
+# seed corpus (fuzz/corpus/NAME). Fails on the first crash, leak, sanitizer report or broken
+# round trip.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Paths relative to the checkout in ccache keys: a fresh clone elsewhere reuses the cache.
@@ -12,7 +14,7 @@ build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DIDFORGE_BUILD_FUZZERS=ON -DIDFORGE_BUILD_TESTS=OFF -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF \
-    -DIDFORGE_INSTALL=OFF -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+    -DIDFORGE_INSTALL=OFF -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 cmake --build "$build" -j "${IDFORGE_JOBS:-$(nproc)}"

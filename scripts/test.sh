@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, starts the servers the tests use (on 127.0.0.1, under
-# .data/), runs every test (unit, CLI, wing, service, browser, stress), the sanitizer
-# builds and a short fuzzing run, and stops what it started.
+# .data/), runs every test (unit, CLI, wing, service, browser, stress), the portable and
+# sanitizer builds and a short fuzzing run, and stops what it started.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -16,6 +16,8 @@ set +a
 # Tests that need a server fail (rather than skip) when its variables are missing.
 export IDFORGE_REQUIRE_SERVICES=1
 ctest --test-dir build --output-on-failure -j "${IDFORGE_TEST_JOBS:-2}" --timeout 900
+# The portable build: the text codecs without their x86-64 vector paths, core tests on it.
+bash scripts/portable.sh
 # The reliability checks: unit and stress tests under ASan+UBSan and under TSan, and every
 # parser fuzzed briefly (the long runs are documented in docs/RELIABILITY.md).
 bash scripts/sanitize.sh asan

@@ -77,6 +77,8 @@ class ClockRef {
   }
   /// Returns once the clock reads at least unix_ns.
   void wait_until_ns(std::int64_t unix_ns) const noexcept { clock_->wait_until_ns(unix_ns); }
+  /// Whether the clock is a SystemClock (CLOCK_REALTIME, read inline).
+  bool is_system() const noexcept { return system_; }
 
  private:
   Clock* clock_;

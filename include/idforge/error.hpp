@@ -28,6 +28,8 @@ enum class errc {
   invalid_argument,       ///< any other argument that breaks a stated rule
   not_found,              ///< a named sequence, ticket set or record does not exist
   already_exists,         ///< a named sequence or ticket set exists and must not be replaced
+  key_error,              ///< a masking key is missing, malformed, or not in the keyring
+  not_ours,               ///< a public ID fails its keyed check: another key made it, or none
 };
 
 /// The std::error_category of idforge::errc.

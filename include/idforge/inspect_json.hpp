@@ -4,6 +4,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "idforge/inspect.hpp"
 
@@ -19,9 +21,28 @@ inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   if (in.unix_ms) j["unix_ms"] = *in.unix_ms;
   for (const auto& f : in.fields) {
     if (f.name == "unix_ms") continue;
-    if (f.numeric) j[f.name] = *f.numeric;
-    else j[f.name] = f.text;
+    if (f.numeric)
+      j[f.name] = *f.numeric;
+    else
+      j[f.name] = f.text;
   }
+  return j;
+}
+
+/// The warning shown for an ID that carries its creation time: anyone who sees it learns
+/// when it was made, and the next one is guessable from it (seed 000: never use Snowflake
+/// or UUIDv7 for secrets). nullopt for IDs without a time (UUIDv4, ...).
+inline std::optional<std::string> secret_warning(const Inspection& in) {
+  if (!in.unix_ms) return std::nullopt;
+  return "reveals its creation time; must not be used as a secret (reset link, API key, "
+         "invite URL): use 'idforge gen token'";
+}
+
+/// inspection_to_json plus the secret warning where it applies: what `idforge inspect
+/// --json` prints and `/v1/inspect` answers, so the two always agree.
+inline nlohmann::ordered_json inspection_to_json_with_warning(const Inspection& in) {
+  auto j = inspection_to_json(in);
+  if (const auto w = secret_warning(in)) j["warning"] = *w;
   return j;
 }
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,9 @@ struct UlidParseStatus {
   const char* reason = nullptr;
   constexpr bool ok() const noexcept { return reason == nullptr; }
 };
+
+class Ulid;
+inline UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
 
 /// A ULID. A regular value: copy, compare, hash.
 class Ulid {
@@ -79,7 +83,10 @@ class Ulid {
   static std::optional<Ulid> try_parse(std::string_view text) noexcept;
 
   /// Writes the 26 uppercase characters (no terminator) at out; returns out + 26.
-  char* to_chars(char* out) const noexcept;
+  /// Inline down to one indirect call into the vector code chosen for this CPU.
+  char* to_chars(char* out) const noexcept {
+    return IDFORGE_TEXT_KERNEL(ulid_to_chars)(bytes_.data(), out);
+  }
   /// The 26-character text, e.g. "01ARZ3NDEKTSV4RRFFQ69G5FAV".
   std::string to_string() const;
 
@@ -89,11 +96,28 @@ class Ulid {
   }
 
  private:
+  friend UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
   Bytes bytes_{};
 };
 
+namespace detail {
+/// Why text is not a ULID (out of line; text failed the fast path).
+UlidParseStatus ulid_parse_error(std::string_view text) noexcept;
+}  // namespace detail
+
 /// Parses text as a ULID into out without throwing or allocating; out is unchanged on failure.
-UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+/// A valid ULID costs one indirect call into the vector code.
+inline UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
+  if (text.size() == Ulid::kTextSize &&
+      IDFORGE_TEXT_KERNEL(ulid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
+    return {};
+  return detail::ulid_parse_error(text);
+}
+
+/// Writes the 26-character text of every ULID in ids at out, separator between two (none
+/// after the last); returns the end. out must hold
+/// batch_text_size(ids.size(), Ulid::kTextSize, separator) characters (uuid.hpp).
+char* to_chars(std::span<const Ulid> ids, char* out, std::string_view separator = {}) noexcept;
 
 }  // namespace idforge
 

@@ -20,6 +20,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/detail/atomic_u128.hpp"
+#include "idforge/detail/ms_reader.hpp"
 #include "idforge/ulid.hpp"
 #include "idforge/uuid_fields.hpp"
 
@@ -105,7 +106,7 @@ class UlidGenerator {
  private:
   UlidStamp::Reservation take(std::uint64_t n);
 
-  ClockRef clock_;
+  detail::MsReader clock_;  // rdtsc inside a known millisecond (detail/ms_reader.hpp)
   detail::u128 last_ = 0;
   std::uint64_t fork_epoch_;
 };

@@ -20,8 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+
+#include "idforge/detail/text_dispatch.hpp"
 
 namespace idforge {
 
@@ -43,6 +46,9 @@ struct UuidParseStatus {
   const char* reason = nullptr;
   constexpr bool ok() const noexcept { return reason == nullptr; }
 };
+
+class Uuid;
+inline UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
 
 /// A UUID of any version. A regular value: copy it freely, compare it, hash its bytes.
 class Uuid {
@@ -96,9 +102,14 @@ class Uuid {
   static std::optional<Uuid> try_parse(std::string_view text) noexcept;
 
   /// Writes the canonical lowercase form (36 chars, no terminator) at out; returns out + 36.
-  char* to_chars(char* out) const noexcept;
+  /// Inline down to one indirect call into the vector code chosen for this CPU.
+  char* to_chars(char* out) const noexcept {
+    return IDFORGE_TEXT_KERNEL(uuid_to_chars)(bytes_.data(), out);
+  }
   /// Writes the 32 lowercase hex digits at out; returns out + 32.
-  char* to_hex_chars(char* out) const noexcept;
+  char* to_hex_chars(char* out) const noexcept {
+    return IDFORGE_TEXT_KERNEL(uuid_to_hex)(bytes_.data(), out);
+  }
   /// The canonical lowercase form, e.g. "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".
   std::string to_string() const;
   /// 32 lowercase hex digits.
@@ -124,12 +135,40 @@ class Uuid {
   constexpr std::uint64_t load_be(int at) const noexcept {
     return to_big_endian(std::bit_cast<std::array<std::uint64_t, 2>>(bytes_)[at / 8]);
   }
+  friend UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
   Bytes bytes_{};
 };
 
+namespace detail {
+/// parse_uuid for every form and every error (out of line).
+UuidParseStatus parse_uuid_any(std::string_view text, Uuid& out) noexcept;
+}  // namespace detail
+
 /// Parses text as a UUID into out without throwing or allocating; the status says where
-/// and why it failed. out is unchanged on failure.
-UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+/// and why it failed. out is unchanged on failure. The canonical form of a valid UUID costs
+/// one indirect call into the vector code; every other case goes out of line.
+inline UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
+  if (text.size() == Uuid::kTextSize &&
+      IDFORGE_TEXT_KERNEL(uuid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
+    return {};
+  return detail::parse_uuid_any(text, out);
+}
+
+/// Characters that count values of each characters take written with separator between
+/// two of them (none after the last): the room the batch writers below need.
+constexpr std::size_t batch_text_size(std::size_t count, std::size_t each,
+                                      std::string_view separator = {}) noexcept {
+  return count == 0 ? 0 : count * each + (count - 1) * separator.size();
+}
+
+/// Writes the canonical text of every UUID in ids at out, separator between two (none after
+/// the last): "\n" for lines, "\",\"" between the strings of a JSON array. Returns the end;
+/// out must hold batch_text_size(ids.size(), Uuid::kTextSize, separator) characters.
+/// One call for the whole batch: the vector code path is chosen once, not once per ID.
+char* to_chars(std::span<const Uuid> ids, char* out, std::string_view separator = {}) noexcept;
+
+/// As to_chars, with the 32 hex digits of each UUID (batch_text_size(n, Uuid::kHexSize, sep)).
+char* to_hex_chars(std::span<const Uuid> ids, char* out, std::string_view separator = {}) noexcept;
 
 }  // namespace idforge
 

@@ -36,6 +36,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/detail/atomic_u128.hpp"
+#include "idforge/detail/ms_reader.hpp"
 #include "idforge/random.hpp"
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_fields.hpp"
@@ -114,6 +115,9 @@ struct UuidV7Stamp {
 
 /// UUIDv7 for one thread: fastest, not thread-safe (make one per thread, or share a
 /// SharedUuidV7Generator). Clock going back and counter overflow: see the header comment.
+/// On the system clock it reads the time through detail::MsReader: inside a millisecond
+/// already read, one rdtsc stands in for clock_gettime (detail/ms_reader.hpp says why
+/// that never stamps a stale millisecond).
 class UuidV7Generator {
  public:
   /// Reads time from clock, which must outlive the generator.
@@ -134,7 +138,7 @@ class UuidV7Generator {
   std::uint64_t last_unix_ms() const noexcept { return UuidV7Stamp::unix_ms(stamp_); }
 
  private:
-  ClockRef clock_;
+  detail::MsReader clock_;
   detail::u128 stamp_ = 0;
   std::uint64_t fork_epoch_;
 };

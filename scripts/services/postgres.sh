@@ -17,6 +17,20 @@ as_pg() {
   if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
 }
 
+# The postgres user must be able to pass through every folder above its data (initdb and
+# the server chdir there). A checkout under a private folder (mktemp -d makes 0700) would
+# stop it, so folders it cannot pass get search permission only (o+x: no listing).
+reach_for_postgres() {  # dir
+  local d="$1"
+  as_pg test -x "$d" 2>/dev/null && return 0
+  [ "$(id -u)" = 0 ] || { echo "postgres: the postgres user cannot reach $d" >&2; return 1; }
+  while [ "$d" != / ]; do
+    as_pg test -x "$d" 2>/dev/null || chmod o+x "$d"
+    d="$(dirname "$d")"
+  done
+  as_pg test -x "$1" || { echo "postgres: the postgres user cannot reach $1" >&2; return 1; }
+}
+
 running() {  # dir -> 0 when a postmaster for dir is alive
   local pidfile="$1/postmaster.pid"
   [ -f "$pidfile" ] && kill -0 "$(head -1 "$pidfile")" 2>/dev/null
@@ -58,6 +72,7 @@ case "${1:-}" in
   start)
     mkdir -p "$data"
     chown postgres:postgres "$data"
+    reach_for_postgres "$data"
     urls=()
     for inst in "${instances[@]}"; do
       start_one "${inst%%:*}" "${inst##*:}"

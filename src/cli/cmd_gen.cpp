@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "idforge/int_codec.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "idforge/time_format.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
 #ifdef IDFORGE_HAVE_COORD
@@ -21,12 +22,14 @@
 namespace idforge::cli {
 namespace {
 
+constexpr const char* kDefaultLeaseFolder = ".data/leases";
+
 struct SnowflakeArgs {
   std::uint64_t count = 1;
   std::string layout = "twitter";
   std::optional<std::string> node;  // a number, or "auto" (lease one from lease_store)
   std::optional<std::uint64_t> datacenter, worker;
-  std::string lease_store = "file:.data/leases";
+  std::string lease_store = std::string("file:") + kDefaultLeaseFolder;
   bool lease_store_given = false;
   std::string format = "dec";
 };
@@ -34,13 +37,15 @@ struct SnowflakeArgs {
 std::uint64_t node_from(const SnowflakeArgs& a, const Layout& layout) {
   if (a.node) {
     if (a.node->empty() || a.node->find_first_not_of("0123456789") != std::string::npos)
-      throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'"};
+      throw CommandFailure{"--node '" + *a.node + "': expected a node number or 'auto'",
+                           kExitUsage};
     std::uint64_t n = 0;
     const char* end = a.node->data() + a.node->size();
     const auto [p, ec] = std::from_chars(a.node->data(), end, n);
     if (ec != std::errc{} || p != end)
       throw CommandFailure{"--node '" + *a.node + "': out of range for layout '" + layout.name() +
-                           "' (0.." + std::to_string(layout.node_count() - 1) + ")"};
+                               "' (0.." + std::to_string(layout.node_count() - 1) + ")",
+                           kExitUsage};
     return layout.check_node(n);
   }
   if (a.datacenter || a.worker) {
@@ -76,10 +81,17 @@ void run_snowflake(const SnowflakeArgs& a) {
   // A fixed node ID takes the same lease a leased one would (by default a file lock under
   // .data/leases), so the same node ID configured twice is refused instead of issuing twice.
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  // static:N and ordinal:HOST name the node themselves: no --node needed beside them.
+  const std::string scheme = coord::parse_lease_url(a.lease_store).scheme;
+  const bool store_names_node = a.lease_store_given && !a.node && !a.datacenter && !a.worker &&
+                                (scheme == "static" || scheme == "ordinal");
   const std::optional<std::uint64_t> fixed_node =
-      a.node == "auto" ? std::nullopt : std::optional<std::uint64_t>(node_from(a, layout));
-  leased =
-      start_leased(a.lease_store, layout, SystemClock::instance(), {"idforge", fixed_node, {}});
+      a.node == "auto" || store_names_node ? std::nullopt
+                                           : std::optional<std::uint64_t>(node_from(a, layout));
+  // static:/ordinal: keep their lock and mark where the default file store does, unless the
+  // URL says where (state=, register=): a restart with the clock behind must not reissue.
+  leased = start_leased(with_local_state(a.lease_store, kDefaultLeaseFolder), layout,
+                        SystemClock::instance(), {"idforge", fixed_node, {}});
 #else
   if (a.node == "auto")
     throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
@@ -91,11 +103,28 @@ void run_snowflake(const SnowflakeArgs& a) {
 #endif
     fixed->next_batch(out);
   };
+  SnowflakeGenerator* plain = fixed.get();
+#ifdef IDFORGE_HAVE_COORD
+  if (leased) plain = &leased->generator();
+#endif
+  // Fills out as far as the time field reaches: the IDs issued before it ran out are
+  // printed, and the error says how many there were. Any other error goes the throwing way
+  // (a fence named by its lease, ...), which fills the rest or names the reason.
+  std::uint64_t issued = 0;
+  auto fill = [&](std::span<Snowflake> out) {
+    std::error_code ec;
+    const std::size_t done = plain->next_batch(out, ec);
+    if (ec && ec != errc::time_exhausted) {
+      batch(out.subspan(done));
+      return out.size();
+    }
+    return done;
+  };
   std::vector<Snowflake> buf(std::min<std::uint64_t>(a.count, 4096));
   std::string out;
   for (std::uint64_t left = a.count; left > 0;) {
-    const std::size_t n = std::min<std::uint64_t>(left, buf.size());
-    batch(std::span(buf.data(), n));
+    const std::size_t want = std::min<std::uint64_t>(left, buf.size());
+    const std::size_t n = fill(std::span(buf.data(), want));
     out.clear();
     for (std::size_t i = 0; i < n; ++i) {
       if (json) {
@@ -108,6 +137,13 @@ void run_snowflake(const SnowflakeArgs& a) {
     }
     write_out(out);
     left -= n;
+    issued += n;
+    if (n < want)
+      throw CommandFailure{fmt::format(
+          "layout '{}': its {}-bit time field ran out at {} after {} ID{} of the {} asked for "
+          "{} issued (all printed); it can issue no more",
+          layout.name(), layout.time_bits(), format_iso8601_ms(describe(layout).time_runs_out_ms),
+          issued, issued == 1 ? "" : "s", a.count, issued == 1 ? "was" : "were")};
   }
 }
 
@@ -135,7 +171,8 @@ void add_gen_snowflake(CLI::App& gen) {
            args->lease_store_given = true;
          },
          "Where the node ID is leased (--node auto) or registered (a fixed node): file:DIR, "
-         "redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
+         "redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST (these two keep "
+         "their lock and high-water mark in .data/leases unless given state= or register=)")
       ->default_str(args->lease_store);
   auto* dc = cmd->add_option("--datacenter", args->datacenter,
                              "Datacenter, for layouts that split the node")

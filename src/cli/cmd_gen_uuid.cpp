@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -29,26 +32,52 @@ struct GenArgs {
 
 constexpr std::size_t kChunk = 4096;
 
-// Appends one line for id in the chosen format; text and hex are written straight into the
-// buffer with the allocation-free to_chars.
-void append(std::string& out, const Uuid& bytes, const char* text, std::size_t text_size,
-            const std::string& format, bool timed, std::uint64_t unix_ms) {
+// Appends one JSON line for id.
+void append_json(std::string& out, const Uuid& bytes, std::string_view text, bool timed,
+                 std::uint64_t unix_ms) {
   char hex[Uuid::kHexSize];
-  if (format == "text") {
-    out.append(text, text_size);
-  } else if (format == "hex") {
-    out.append(hex, static_cast<std::size_t>(bytes.to_hex_chars(hex) - hex));
-  } else {
-    bytes.to_hex_chars(hex);
-    out += R"({"id":")";
-    out.append(text, text_size);
-    out += R"(","hex":")";
-    out.append(hex, sizeof hex);
-    out += '"';
-    if (timed) out += fmt::format(R"(,"unix_ms":{})", unix_ms);
-    out += '}';
+  bytes.to_hex_chars(hex);
+  out += R"({"id":")";
+  out += text;
+  out += R"(","hex":")";
+  out.append(hex, sizeof hex);
+  out += '"';
+  if (timed) out += fmt::format(R"(,"unix_ms":{})", unix_ms);
+  out += "}\n";
+}
+
+// Appends the chunk's IDs one a line: text and hex go through the batch writers (one call
+// per chunk into the output buffer), json line by line.
+template <typename Id>
+void append_lines(std::string& out, std::span<const Id> ids, const std::string& format,
+                  bool timed) {
+  if (format == "text" || format == "hex") {
+    const bool hex = format == "hex";
+    const std::size_t at = out.size();
+    out.resize(at + batch_text_size(ids.size(), hex ? Uuid::kHexSize : Id::kTextSize, "\n") + 1);
+    char* end;
+    if (hex) {
+      if constexpr (std::is_same_v<Id, Uuid>) {
+        end = to_hex_chars(ids, out.data() + at, "\n");
+      } else {
+        std::vector<Uuid> bytes;
+        for (const Id& id : ids) bytes.push_back(id.to_uuid());
+        end = to_hex_chars(std::span<const Uuid>(bytes), out.data() + at, "\n");
+      }
+    } else {
+      end = to_chars(ids, out.data() + at, "\n");
+    }
+    *end = '\n';
+    return;
   }
-  out += '\n';
+  for (const Id& id : ids) {
+    char text[Id::kTextSize];
+    const std::string_view t(text, static_cast<std::size_t>(id.to_chars(text) - text));
+    if constexpr (std::is_same_v<Id, Uuid>)
+      append_json(out, id, t, timed, decompose_v7(id).unix_ms);
+    else
+      append_json(out, id.to_uuid(), t, timed, id.unix_ms());
+  }
 }
 
 void run(Kind kind, const GenArgs& a) {
@@ -60,22 +89,17 @@ void run(Kind kind, const GenArgs& a) {
   for (std::uint64_t left = a.count; left > 0;) {
     const std::size_t n = std::min<std::uint64_t>(left, kChunk);
     out.clear();
-    char text[Uuid::kTextSize];
     if (kind == Kind::ulid) {
-      ulid.next_batch(std::span(ulids.data(), n));
-      for (std::size_t i = 0; i < n; ++i)
-        append(out, ulids[i].to_uuid(), text,
-               static_cast<std::size_t>(ulids[i].to_chars(text) - text), a.format, true,
-               ulids[i].unix_ms());
+      const std::span<Ulid> batch(ulids.data(), n);
+      ulid.next_batch(batch);
+      append_lines<Ulid>(out, batch, a.format, true);
     } else {
       const std::span<Uuid> batch(uuids.data(), n);
       if (kind == Kind::uuid7)
         v7.next_batch(batch);
       else
         uuid_v4_batch(batch);
-      for (const Uuid& u : batch)
-        append(out, u, text, static_cast<std::size_t>(u.to_chars(text) - text), a.format,
-               kind == Kind::uuid7, decompose_v7(u).unix_ms);
+      append_lines<Uuid>(out, batch, a.format, kind == Kind::uuid7);
     }
     write_out(out);
     left -= n;

@@ -25,6 +25,7 @@ void print_text(const Inspection& in) {
   // The input is shown as given but escaped: an argument must not drive the terminal.
   std::string s = fmt::format("{}\n  {:<11}{}\n", printable(in.input), "kind", in.kind);
   for (const auto& f : in.fields) s += fmt::format("  {:<11}{}\n", f.name, printable(f.text));
+  if (const auto w = secret_warning(in)) s += fmt::format("  {:<11}{}\n", "warning", *w);
   write_out(s);
 }
 
@@ -37,10 +38,12 @@ void run_inspect(const InspectArgs& a, const std::vector<std::string>& ids) {
   for (const auto& id : ids) {
     try {
       const Inspection in = inspect(id, opt);
-      if (a.json)
-        write_out(json_text(inspection_to_json(in)) + "\n");
-      else
+      if (a.json) {
+        const auto j = inspection_to_json_with_warning(in);
+        write_out(json_text(j) + "\n");
+      } else {
         print_text(in);
+      }
     } catch (const Error& e) {
       ++failures;
       last_error = e.what();

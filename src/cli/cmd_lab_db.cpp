@@ -1,14 +1,17 @@
-// `idforge lab db`: real inserts into SQLite, PostgreSQL or MariaDB, one table per key kind.
+// `idforge lab db`: real inserts into SQLite, PostgreSQL or MariaDB, one table per key kind;
+// with --memory-mb, the memory-limited run (lab_db_memory.cpp).
 #include <fmt/core.h>
 
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/lab/db_bench.hpp"
 #include "idforge/lab/svg_chart.hpp"
+#include "lab_db_memory.hpp"
 #include "lab_output.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
@@ -21,10 +24,11 @@ using nlohmann::json;
 
 struct DbArgs {
   std::string engine = "sqlite";
-  std::string rows = "100000";
-  std::string kinds = "all";
-  std::uint32_t batch = 1000;
+  std::string rows;   // default 100000, or 1e6 with --memory-mb
+  std::string kinds;  // default all, or snowflake,uuid7,uuid4,uuid4text with --memory-mb
+  std::optional<std::uint32_t> batch;  // default 1000, or 1 with --memory-mb
   std::string cache_mb;
+  MemoryArgs memory;
   std::string sqlite_dir;
   std::uint64_t seed = 1;
   bool keep = false, json = false, quiet = false, model_keys = false;
@@ -32,11 +36,24 @@ struct DbArgs {
 };
 
 void run_db(const DbArgs& a) {
+  if (!a.memory.memory_mb.empty() || !a.memory.report.empty()) {
+    MemoryArgs m = a.memory;
+    m.engine = a.engine;
+    m.rows = a.rows.empty() ? "1e6" : a.rows;
+    m.kinds = a.kinds.empty() ? "snowflake,uuid7,uuid4,uuid4text" : a.kinds;
+    m.batch = a.batch.value_or(1);
+    m.cache_mb = a.cache_mb;
+    m.json = a.json;
+    m.quiet = a.quiet;
+    m.svg = a.svg;
+    run_db_memory(m);
+    return;
+  }
   DbRunOptions o;
   o.engine = parse_db_engine(a.engine);
-  o.rows = parse_count(a.rows, "--rows", 1'000'000'000);
-  o.kinds = parse_key_kinds(a.kinds);
-  o.batch = a.batch;
+  o.rows = parse_count(a.rows.empty() ? "100000" : a.rows, "--rows", 1'000'000'000);
+  o.kinds = parse_key_kinds(a.kinds.empty() ? "all" : a.kinds);
+  o.batch = a.batch.value_or(1000);
   if (!a.cache_mb.empty()) o.cache_bytes = parse_count(a.cache_mb, "--cache-mb", 1 << 20) << 20;
   if (!a.sqlite_dir.empty()) o.connection.sqlite_dir = a.sqlite_dir;
   o.keep_tables = a.keep;
@@ -126,16 +143,20 @@ void add_lab_db(CLI::App& lab) {
   cmd->add_option("--engine", a->engine,
                   "sqlite, postgres (IDFORGE_PG_URL) or mariadb (IDFORGE_MARIADB_URL)")
       ->capture_default_str();
-  cmd->add_option("--rows", a->rows, "Rows a kind (1e6 notation accepted)")->capture_default_str();
+  cmd->add_option("--rows", a->rows,
+                  "Rows a kind (1e6 notation accepted; default 100000, 1e6 with --memory-mb)");
   cmd->add_option("--kinds", a->kinds,
-                  "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all")
-      ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "Rows a transaction")
-      ->transform(whole_number(1, 100000))
-      ->capture_default_str();
+                  "Key kinds, comma-separated: snowflake,uuid7,ulid,uuid4,uuid4text or all "
+                  "(default all; snowflake,uuid7,uuid4,uuid4text with --memory-mb)");
+  cmd->add_option(
+         "--batch", a->batch,
+         "Rows a transaction (default 1000; 1 with --memory-mb: one INSERT and commit a row)")
+      ->transform(whole_number(1, 100000));
   cmd->add_option("--cache-mb", a->cache_mb,
                   "Shrink the engine's cache to this many MiB (SQLite cache_size, InnoDB buffer "
-                  "pool; PostgreSQL: reported, needs a restart)");
+                  "pool; PostgreSQL: reported, needs a restart). With --memory-mb: shared_buffers "
+                  "/ buffer pool / cache_size of the run (default a quarter of the memory)");
+  add_memory_options(*cmd, a->memory);
   cmd->add_option("--sqlite-dir", a->sqlite_dir,
                   "Folder for the SQLite file (default $IDFORGE_DATA/lab)");
   cmd->add_flag("--model-keys", a->model_keys,

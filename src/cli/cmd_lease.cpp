@@ -49,12 +49,16 @@ int wait_for_signal(const sigset_t& set, std::optional<double> hold_s) {
 
 void run_acquire(const LeaseArgs& a) {
   const Layout layout = layout_from_option(a.layout);
+  // Acquiring can wait (a store that does not answer, up to its timeout): the signals stay
+  // deliverable meanwhile, so SIGINT/SIGTERM end the process as usual (nothing is held yet
+  // but what the kernel or the store's TTL frees). They are blocked only from here on, before
+  // start() makes the renewal thread, which inherits the mask.
+  coord::LeaseKeeper keeper(coord::open_lease_store(a.store), layout, SystemClock::instance());
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  coord::LeaseKeeper keeper(coord::open_lease_store(a.store), layout, SystemClock::instance());
   keeper.start();
   const coord::Lease& l = keeper.acquired();
   if (a.format == "json") {

@@ -22,6 +22,7 @@
 #include "option_checks.hpp"
 #include "output.hpp"
 #include "printable.hpp"
+#include "stop_signals.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -40,38 +41,6 @@ void add_store_option(CLI::App* cmd, SeqArgs& a) {
                   "sqlite:PATH (relative to the working folder) or postgres://USER@HOST:PORT/DB")
       ->capture_default_str();
 }
-
-// The signal that asked `seq next` to stop, or 0.
-volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) {
-  g_stop_signal = sig;
-}
-
-// Catches SIGTERM, SIGINT and SIGHUP (without SA_RESTART, so a blocked write returns) and
-// ignores SIGPIPE (a closed reader becomes a write error) for as long as it lives.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &sa, &old_[i]);
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old_pipe_);
-  }
-  ~StopSignals() {
-    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_[i], nullptr);
-    sigaction(SIGPIPE, &old_pipe_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
-  struct sigaction old_[std::size(kSignals)]{};
-  struct sigaction old_pipe_ {};
-};
 
 void run_next(const SeqArgs& a) {
   ticket::StoreOptions so;

@@ -4,7 +4,9 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -16,6 +18,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/server/bounded_clock.hpp"
+#include "idforge/mask_keyring.hpp"
+#include "idforge/server/mask_routes.hpp"
 #include "idforge/server/sequence_routes.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/snowflake_kind.hpp"
@@ -120,12 +124,30 @@ void run_serve(const ServeArgs& a) {
   server::Server srv(config);
   std::stop_source stop;
   std::atomic<int> got_signal{0};
+  std::atomic<bool> starting{true};
+  const auto signal_name = [&] { return got_signal == SIGINT ? "SIGINT" : "SIGTERM"; };
   SignalWaiter waiter(stop_signals, [&](int sig) {
     got_signal = sig;
     stop.request_stop();
     srv.stop();
+    // The stop request ends a start-up wait for the clock at once, but not a lease-store
+    // request in flight (a store that does not answer holds it up to its timeout, which may
+    // be minutes). Start-up gets a moment to end by itself; then the process ends here, before
+    // anything was issued (a file lock goes with the process, a store key with its TTL).
+    for (int i = 0; i < 20 && starting.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (starting.load()) {
+      note(fmt::format(
+          "idforge serve: stopped by {} during start-up while the lease store had not answered; "
+          "nothing was issued",
+          signal_name()));
+      std::_Exit(0);
+    }
   });
-  const auto signal_name = [&] { return got_signal == SIGINT ? "SIGINT" : "SIGTERM"; };
+  struct StartUpEnds {  // whichever way start-up ends, a later signal takes the normal path
+    std::atomic<bool>* starting;
+    ~StartUpEnds() { *starting = false; }
+  } start_up_ends{&starting};
   std::unique_ptr<SnowflakeGenerator> fixed;
   std::string node_text;
 #ifdef IDFORGE_SERVER_HAVE_LEASE
@@ -139,8 +161,14 @@ void run_serve(const ServeArgs& a) {
   // of requests answered 503 at 16 clients). The price: a restart after kill -9 may wait up
   // to 10 s for the clock to pass the reserved mark (it says so); a clean stop stores the
   // exact time.
+  // A static: or ordinal: store keeps its lock and mark in the same folder (unless its URL
+  // names state= or register=): without a mark, a restart with the clock behind issues the
+  // same IDs again.
   std::string url = config.lease_store;
-  if (url.empty()) url = "file:" + lease_folder(config.data) + "?ttl=10000";
+  if (url.empty())
+    url = "file:" + lease_folder(config.data) + "?ttl=10000";
+  else if (keeps_no_state(url))
+    url = with_local_state(url, lease_folder(config.data), 10000);
   try {
     leased = start_leased(url, layout, clock, {"idforge serve", config.node, stop.get_token()});
   } catch (const coord::LeaseError& e) {
@@ -161,6 +189,7 @@ void run_serve(const ServeArgs& a) {
   server::add_snowflake_kind(srv, *fixed);
   node_text = fmt::format("fixed node {} (not registered anywhere)", fixed->node());
 #endif
+  starting = false;
   server::add_text_kinds(srv);
 #ifdef IDFORGE_SERVER_HAVE_SIM
   server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
@@ -174,6 +203,15 @@ void run_serve(const ServeArgs& a) {
     throw CommandFailure{"sequence-store='" + config.sequence_store +
                          "': this build has no sequences (idforge::ticket)"};
 #endif
+  // Masking keys: the mask-key-file setting (also IDFORGE_MASK_KEY_FILE), else the keys in
+  // IDFORGE_MASK_KEYS, the order `idforge mask` reads them in; without either the mask
+  // routes answer 503. A bad keyring stops start-up.
+  std::shared_ptr<const MaskKeyring> mask_keys;
+  if (!config.mask_key_file.empty())
+    mask_keys = std::make_shared<const MaskKeyring>(MaskKeyring::load_file(config.mask_key_file));
+  else if (const char* k = std::getenv(kMaskKeysEnv); k && *k)
+    mask_keys = std::make_shared<const MaskKeyring>(MaskKeyring::from_environment());
+  server::add_mask_routes(srv, mask_keys);
   srv.bind();
   if (fixed) srv.readiness()->set_ready();
 

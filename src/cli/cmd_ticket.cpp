@@ -15,6 +15,7 @@
 #include "idforge/ticket/ticket_set.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
+#include "stop_signals.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -101,8 +102,20 @@ void run_init(const TicketArgs& a) {
   print_report(a, rep, servers);
 }
 
+// The listed servers' records, refused unless they can be one set (SetStatus::conflict).
+ticket::SetStatus checked_status(
+    const TicketArgs& a, const std::vector<std::unique_ptr<ticket::TicketServer>>& servers) {
+  auto st = ticket::read_ticket_set(servers, a.name);
+  if (!st.conflict.empty()) throw Error(errc::invalid_argument, st.conflict);
+  return st;
+}
+
 void run_next(const TicketArgs& a) {
-  ticket::TicketClient client(open_servers(a), a.name);
+  auto servers = open_servers(a);
+  const auto st = checked_status(a, servers);
+  // A server still active in an older epoch (dropped while unreachable) is refused from the
+  // first call, not only once a member of the newest epoch has answered.
+  ticket::TicketClient client(std::move(servers), a.name, {.min_epoch = st.epoch});
   // What was taken is printed even when a later call fails: a value taken and not shown
   // would be lost for good.
   std::string out;
@@ -114,8 +127,10 @@ void run_next(const TicketArgs& a) {
     printed += pending;
     pending = 0;
   };
+  // A stop signal ends the loop: the values taken so far are printed before it exits.
+  const StopSignals signals;
   try {
-    for (std::int64_t i = 0; i < a.count; ++i) {
+    for (std::int64_t i = 0; i < a.count && g_stop_signal == 0; ++i) {
       out += std::to_string(client.next());
       out += '\n';
       ++pending;
@@ -127,6 +142,11 @@ void run_next(const TicketArgs& a) {
                               std::to_string(a.count) + " values, printed above)");
   }
   flush();
+  if (g_stop_signal != 0)
+    throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) + ": " +
+                             std::to_string(printed) + " of " + std::to_string(a.count) +
+                             " values written (each one taken was written)",
+                         128 + g_stop_signal};
 }
 
 void run_resize(const TicketArgs& a) {
@@ -151,7 +171,7 @@ void run_resize(const TicketArgs& a) {
 
 void run_status(const TicketArgs& a) {
   auto servers = open_servers(a);
-  const std::string text = ticket::format_ticket_set(ticket::read_ticket_set(servers, a.name));
+  const std::string text = ticket::format_ticket_set(checked_status(a, servers));
   write_out(text);
 }
 

@@ -14,12 +14,16 @@ void add_gen_snowflake(CLI::App& gen);
 void add_gen_uuid(CLI::App& gen);
 /// `idforge gen typeid`, `gen ksuid`
 void add_gen_relatives(CLI::App& gen);
+/// `idforge gen token`: random tokens for secrets
+void add_gen_token(CLI::App& gen);
 /// `idforge inspect ID...`
 void add_inspect_command(CLI::App& app);
 /// `idforge convert ID... --to FORM`
 void add_convert_command(CLI::App& app);
 /// `idforge layout PRESET|SPEC`
 void add_layout_command(CLI::App& app);
+/// `idforge mask VALUE...` and `idforge unmask ID...` (keyed public IDs)
+void add_mask_commands(CLI::App& app);
 #ifdef IDFORGE_HAVE_TICKET
 /// `idforge seq next|create|stats` (segment sequences)
 void add_seq_command(CLI::App& app);
@@ -41,5 +45,7 @@ void add_lab_btree(CLI::App& lab);
 void add_lab_db(CLI::App& lab);
 /// `idforge lab cost`
 void add_lab_cost(CLI::App& lab);
+/// `idforge advise`: which ID scheme for a situation (built with IDFORGE_BUILD_LAB)
+void add_advise_command(CLI::App& app);
 
 }  // namespace idforge::cli

@@ -3,10 +3,33 @@
 #ifdef IDFORGE_HAVE_COORD
 #include <fmt/core.h>
 
+#include "cli_support.hpp"
+#include "idforge/coord/lease_url.hpp"
 #include "idforge/time_format.hpp"
 #include "output.hpp"
 
 namespace idforge::cli {
+
+bool keeps_no_state(const std::string& store_url) {
+  const coord::LeaseUrl url = coord::parse_lease_url(store_url);
+  return (url.scheme == "static" || url.scheme == "ordinal") && !url.param("state") &&
+         !url.param("register");
+}
+
+std::string with_local_state(const std::string& store_url, const std::string& state_dir,
+                             std::optional<std::int64_t> ttl_ms) {
+  if (!keeps_no_state(store_url)) return store_url;
+  const coord::LeaseUrl url = coord::parse_lease_url(store_url);
+  // The query is split at '&': a folder holding one would be read as two parameters.
+  if (state_dir.find('&') != std::string::npos)
+    throw CommandFailure{"lease store '" + store_url + "': the folder '" + state_dir +
+                         "' for its lock and high-water mark contains '&', which a store URL "
+                         "cannot carry; give state=DIR in the URL with another folder"};
+  std::string out = store_url + (store_url.find('?') == std::string::npos ? "?" : "&");
+  out += "state=" + state_dir;
+  if (ttl_ms && !url.param("ttl")) out += "&ttl=" + std::to_string(*ttl_ms);
+  return out;
+}
 
 std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,
                                                               const Layout& layout, Clock& clock,

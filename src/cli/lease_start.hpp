@@ -23,6 +23,18 @@ struct LeasedStart {
   std::stop_token stop;               ///< ends the start-up wait
 };
 
+/// True for a static: or ordinal: store with neither state= nor register=: alone it keeps no
+/// lock and no high-water mark. with_local_state returns store_url as given, except that
+/// such a store gets state=STATE_DIR (and ttl=TTL_MS when it names no ttl): its node then takes
+/// the same lock and keeps the same high-water mark in STATE_DIR as a fixed --node, so a
+/// restart with the clock behind waits or refuses instead of issuing again, and the node
+/// configured twice is refused. Throws CommandFailure for a STATE_DIR the URL cannot carry.
+bool keeps_no_state(const std::string& store_url);
+
+/// See keeps_no_state.
+std::string with_local_state(const std::string& store_url, const std::string& state_dir,
+                             std::optional<std::int64_t> ttl_ms = std::nullopt);
+
 /// Acquires (fixed or any), reserves, waits (saying so) and returns the generator.
 /// Throws what LeasedSnowflakeGenerator throws.
 std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,

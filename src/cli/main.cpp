@@ -14,6 +14,7 @@
 #include "idforge/error.hpp"
 #include "idforge/version.hpp"
 #include "output.hpp"
+#include "standard_fds.hpp"
 #include "usage_error.hpp"
 
 namespace {
@@ -62,6 +63,8 @@ int run(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything opens a file or a socket (see standard_fds.hpp).
+  if (!idforge::cli::guard_standard_fds()) return idforge::cli::kExitFailure;
   int code = idforge::cli::kExitFailure;
   try {
     CLI::App app{"idforge: unique IDs for distributed systems (Snowflake, UUIDv7/v4, ULID)",
@@ -72,14 +75,17 @@ int main(int argc, char** argv) {
     idforge::cli::add_gen_snowflake(*gen);
     idforge::cli::add_gen_uuid(*gen);
     idforge::cli::add_gen_relatives(*gen);
+    idforge::cli::add_gen_token(*gen);
     idforge::cli::add_inspect_command(app);
     idforge::cli::add_convert_command(app);
     idforge::cli::add_layout_command(app);
+    idforge::cli::add_mask_commands(app);
 #ifdef IDFORGE_HAVE_SERVER
     idforge::cli::add_serve_command(app);
 #endif
 #ifdef IDFORGE_HAVE_LAB
     idforge::cli::add_lab_command(app);
+    idforge::cli::add_advise_command(app);
 #endif
 #ifdef IDFORGE_HAVE_TICKET
     idforge::cli::add_seq_command(app);

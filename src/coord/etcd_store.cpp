@@ -278,12 +278,7 @@ class EtcdStore final : public LeaseStore {
   }
 
   std::int64_t parse_mark(const std::string& text, std::uint64_t node) const {
-    try {
-      return std::stoll(text);
-    } catch (const std::exception&) {
-      throw LeaseError(LeaseFailure::rejected, url_,
-                       "key " + mark_key(node) + " holds '" + text + "', not a Unix time in ms");
-    }
+    return parse_mark_text(text, "key " + mark_key(node), url_);
   }
 
   std::string url_;

@@ -122,7 +122,7 @@ class FileStore final : public LeaseStore {
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "renew");
     Held& held = find(lease);
     if (mark != kNoMark && mark > held.stored) {
-      write_mark_file(mark_path(lease.node), mark, url_);
+      write_mark_file(mark_path(lease.node), mark, url_, held.layout);
       held.stored = mark;
     }
     // After the mark is stored: a newcomer locks first and reads the mark after, so if the
@@ -150,7 +150,7 @@ class FileStore final : public LeaseStore {
     // The mark must be on disk before the lock goes, or the next holder could read the old
     // one; and it is written only while our file is the node's, never over a newcomer's.
     const bool ours = names(lock_path(lease.node), held.fd);
-    if (ours && mark != kNoMark) write_mark_file(mark_path(lease.node), mark, url_);
+    if (ours && mark != kNoMark) write_mark_file(mark_path(lease.node), mark, url_, held.layout);
     if (!held.alias.empty()) unlink(held.alias.c_str());
     if (ours &&
         ftruncate(held.fd, 0) != 0) { /* stale holder text is harmless: list checks the lock */
@@ -195,17 +195,32 @@ class FileStore final : public LeaseStore {
   struct Held {
     int fd = -1;
     std::int64_t stored = kNoMark;
-    std::string alias;  // the second name of the locked file; "" where links are not possible
+    std::string alias;   // the second name of the locked file; "" where links are not possible
+    std::string layout;  // mark_layout_spec() of the layout it was taken for, kept in its mark
   };
 
   // Locks node's file and takes the node, or returns nullopt with who holds it. mu_ held.
   std::optional<Lease> try_take(const Layout& layout, std::uint64_t node, std::string& held_by) {
     const std::string path = lock_path(node);
     for (int attempt = 0; attempt < 4; ++attempt) {
-      const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+      // O_NONBLOCK and O_NOFOLLOW: a FIFO, device or link put there must not hang or
+      // redirect start-up; the lock is only ever a regular file this store created.
+      const int fd =
+          open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+      if (fd < 0 && errno == ELOOP)
+        throw LeaseError(
+            LeaseFailure::rejected, url_,
+            "lock file " + path + " is a symbolic link, not a regular file; remove it");
       if (fd < 0)
         throw LeaseError(LeaseFailure::rejected, url_,
                          "cannot open " + path + ": " + std::strerror(errno));
+      struct stat st;
+      if (fstat(fd, &st) == 0 && !file_kind_words(st.st_mode).empty()) {
+        close(fd);
+        throw LeaseError(LeaseFailure::rejected, url_,
+                         "lock file " + path + " is " + file_kind_words(st.st_mode) +
+                             ", not a regular file; remove it");
+      }
       if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
         held_by = err == EWOULDBLOCK ? read_text(fd) : std::string();
@@ -228,13 +243,16 @@ class FileStore final : public LeaseStore {
         lease.since_unix_ms = now_ms(*clock_);
         lease.holder = new_holder_id();
         lease.token = std::to_string(fd);
-        lease.high_water_unix_ms = read_mark_file(mark_path(node), url_);
+        const MarkRecord record = read_mark_record(mark_path(node), url_);
+        check_mark_layout(record, layout, "high-water mark file " + mark_path(node), url_);
+        lease.high_water_unix_ms = record.mark;
         const std::string info = holder_json(lease) + "\n";
         if (ftruncate(fd, 0) != 0 ||
             pwrite(fd, info.data(), info.size(), 0) != static_cast<ssize_t>(info.size()))
           throw LeaseError(LeaseFailure::rejected, url_,
                            "cannot write " + path + ": " + std::strerror(errno));
-        held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd)};
+        held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd),
+                       mark_layout_spec(layout)};
         return lease;
       } catch (...) {
         close(fd);
@@ -268,7 +286,7 @@ class FileStore final : public LeaseStore {
 
   // The holder's text if someone holds path's file exclusively, else nullopt.
   static std::optional<std::string> holder_text(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0) return std::nullopt;
     std::optional<std::string> text;
     // A shared lock we can take means nobody holds the exclusive one.

@@ -163,13 +163,7 @@ class RedisStore final : public LeaseStore {
   }
 
   std::int64_t parse_mark(const std::string& text, std::uint64_t node) const {
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
-      throw LeaseError(
-          LeaseFailure::rejected, url_,
-          "key " + mark_key(node) + " holds '" + text.substr(0, 40) + "', not a Unix time in ms");
-    return v;
+    return parse_mark_text(text, "key " + mark_key(node), url_);
   }
 
   std::string url_;

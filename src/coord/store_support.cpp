@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -99,48 +101,198 @@ void read_holder_json(std::string_view json, HolderInfo& row) {
   row.since_unix_ms = j.value("since_ms", row.since_unix_ms);
 }
 
-std::int64_t read_mark_file(const std::string& path, const std::string& store) {
+std::string shown_bytes(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
+
+std::int64_t parse_mark_text(std::string_view text, const std::string& where,
+                             const std::string& store) {
+  std::int64_t mark = 0;
+  const char* const end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, mark);
+  const std::string rule = "a mark is a Unix time in ms from 0 to " +
+                           std::to_string(kLastMarkUnixMs) + " (9999-12-31T23:59:59.999Z)";
+  if (text.empty() || ec != std::errc{} || p != end || text.size() > 20)
+    throw LeaseError(LeaseFailure::rejected, store,
+                     where + " holds '" + shown_bytes(text) + "', not a Unix time in ms (" + rule +
+                         "); fix or remove it (removing it forgets the mark)");
+  if (mark < 0 || mark > kLastMarkUnixMs)
+    throw LeaseError(LeaseFailure::rejected, store,
+                     where + " holds " + std::to_string(mark) + ", out of range: " + rule +
+                         "; fix or remove it (removing it forgets the mark)");
+  return mark;
+}
+
+std::string file_kind_words(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO (named pipe)";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFLNK:
+      return "a symbolic link";
+    default:
+      return "not a regular file";
+  }
+}
+
+std::string mark_layout_spec(const Layout& layout) {
+  std::string spec = layout.to_spec();  // "name=NAME,time=..."; the name changes no ID
+  if (const auto at = spec.find(",time="); at != std::string::npos) spec.erase(0, at + 1);
+  return spec;
+}
+
+namespace {
+
+// The largest ID layout can have issued at or below mark (any node, any sequence); nullopt
+// if the mark is before its epoch (it issued nothing).
+std::optional<std::uint64_t> largest_id_up_to(const Layout& l, std::int64_t mark) {
+  if (mark < l.epoch_ms()) return std::nullopt;
+  const std::uint64_t tick = std::min<std::uint64_t>(
+      static_cast<std::uint64_t>((mark - l.epoch_ms()) / l.tick_ms()), l.max_tick());
+  const std::uint64_t below = (std::uint64_t{1} << l.time_shift()) - 1;
+  return (tick << l.time_shift()) | below;
+}
+
+// The smallest ID layout can issue after mark (its first tick after the mark, node 0,
+// sequence 0).
+std::uint64_t smallest_id_after(const Layout& l, std::int64_t mark) {
+  const std::int64_t from = mark + 1;
+  if (from <= l.epoch_ms()) return 0;
+  const std::uint64_t tick = static_cast<std::uint64_t>((from - l.epoch_ms()) / l.tick_ms());
+  // Past its time field it issues nothing at all.
+  if (tick > l.max_tick()) return std::numeric_limits<std::uint64_t>::max();
+  return tick << l.time_shift();
+}
+
+}  // namespace
+
+void check_mark_layout(const MarkRecord& record, const Layout& layout, const std::string& where,
+                       const std::string& store) {
+  const std::string spec = mark_layout_spec(layout);
+  if (record.mark == kNoMark || record.layout.empty() || record.layout == spec) return;
+  std::optional<Layout> old;
+  try {
+    old = parse_layout(record.layout, std::numeric_limits<std::int64_t>::max());
+  } catch (const std::exception&) {
+    throw LeaseError(LeaseFailure::rejected, store,
+                     where + " records layout '" + shown_bytes(record.layout, 200) +
+                         "', which is not a layout; fix or remove that line");
+  }
+  if (*old == layout) return;
+  const auto old_max = largest_id_up_to(*old, record.mark);
+  const std::uint64_t new_min = smallest_id_after(layout, record.mark);
+  if (!old_max || new_min > *old_max) return;  // every new ID lies above every old one
+  throw LeaseError(
+      LeaseFailure::rejected, store,
+      where + " was written by layout '" + record.layout + "' (up to " +
+          std::to_string(record.mark) + " ms), and this start uses layout '" + spec +
+          "': IDs of the two layouts can coincide (the old one may have issued up to " +
+          std::to_string(*old_max) + ", the new one would start at " + std::to_string(new_min) +
+          "); keep the old layout on this node, or take node IDs from a store that never "
+          "issued under it");
+}
+
+MarkRecord read_mark_record(const std::string& path, const std::string& store) {
+  const std::string keep =
+      "; refusing to start the node from scratch, which could reissue its last holder's IDs";
   const auto fail = [&](const char* step, int err) {
-    throw LeaseError(
-        LeaseFailure::rejected, store,
-        "cannot " + std::string(step) + " high-water mark file " + path + ": " +
-            std::strerror(err) +
-            "; refusing to start the node from scratch, which could reissue its last holder's IDs "
-            "(fix the file's permissions, or remove it only if that node ID never issued)");
+    throw LeaseError(LeaseFailure::rejected, store,
+                     "cannot " + std::string(step) + " high-water mark file " + path + ": " +
+                         std::strerror(err) + keep +
+                         " (fix the file's permissions, or remove it only if that node ID never "
+                         "issued)");
   };
   int fd = -1;
   if (const int injected = IDFORGE_EXPLORE_FAULT(ExplorePoint::mark_read, path.c_str())) {
     errno = injected;
   } else {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO or a device put there must not hang start-up in open() or read();
+    // O_NOFOLLOW: marks are only ever renamed into place, so a symbolic link is not one.
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
   }
   if (fd < 0) {
-    if (errno == ENOENT) return kNoMark;  // never written: no earlier holder left a mark
+    if (errno == ENOENT) return {};  // never written: no earlier holder left a mark
+    if (errno == ELOOP)
+      throw LeaseError(LeaseFailure::rejected, store,
+                       "high-water mark file " + path + " is a symbolic link, not a regular file" +
+                           keep + " (put the mark itself there)");
     fail("open", errno);
   }
-  std::string text;
-  char buf[64];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof buf);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    fail("fstat", err);
+  }
+  if (const std::string kind = file_kind_words(st.st_mode); !kind.empty()) {
+    close(fd);
+    throw LeaseError(LeaseFailure::rejected, store,
+                     "high-water mark file " + path + " is " + kind + ", not a regular file" +
+                         keep + " (put the mark itself there)");
+  }
+  if (st.st_size > kMaxMarkFileBytes) {
+    close(fd);
+    throw LeaseError(LeaseFailure::rejected, store,
+                     "high-water mark file " + path + " is " + std::to_string(st.st_size) +
+                         " bytes, longer than any mark (at most " +
+                         std::to_string(kMaxMarkFileBytes) +
+                         "); fix or remove it (removing it "
+                         "forgets the mark)");
+  }
+  char buf[kMaxMarkFileBytes + 1];
+  std::size_t size = 0;
+  while (size < sizeof buf) {
+    const ssize_t n = read(fd, buf + size, sizeof buf - size);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int err = errno;
       close(fd);
       fail("read", err);
     }
-    if (n == 0 || text.size() > 64) break;
-    text.append(buf, static_cast<std::size_t>(n));
+    if (n == 0) break;
+    size += static_cast<std::size_t>(n);
   }
   close(fd);
-  if (const auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-  std::int64_t mark = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mark);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
-    throw LeaseError(
-        LeaseFailure::rejected, store,
-        "high-water mark file " + path + " holds '" + text.substr(0, 40) +
-            "', not a Unix time in ms; fix or remove it (removing it forgets the mark)");
-  return mark;
+  if (size > kMaxMarkFileBytes)  // grew after fstat()
+    throw LeaseError(LeaseFailure::rejected, store,
+                     "high-water mark file " + path + " is longer than any mark (at most " +
+                         std::to_string(kMaxMarkFileBytes) +
+                         " bytes); fix or remove it (removing it forgets the mark)");
+  std::string_view text(buf, size);
+  MarkRecord record;
+  const auto nl = text.find('\n');
+  record.mark = parse_mark_text(text.substr(0, nl), "high-water mark file " + path, store);
+  if (nl != std::string_view::npos) {
+    std::string_view rest = text.substr(nl + 1);
+    rest = rest.substr(0, rest.find('\n'));
+    if (rest.starts_with("layout ")) record.layout = std::string(rest.substr(7));
+  }
+  return record;
+}
+
+std::int64_t read_mark_file(const std::string& path, const std::string& store) {
+  return read_mark_record(path, store).mark;
 }
 
 namespace {
@@ -162,14 +314,17 @@ int sync_dir(const std::string& dir) {
 
 }  // namespace
 
-void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store) {
+void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store,
+                     const std::string& layout_spec) {
   const auto fail = [&](const std::string& step, int err) {
     throw LeaseError(
         LeaseFailure::rejected, store,
         "cannot write high-water mark file " + path + " (" + step + "): " + std::strerror(err));
   };
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  const std::string text = std::to_string(mark) + "\n";
+  // Readers before the layout line read only the first line, so they still read the time.
+  std::string text = std::to_string(mark) + "\n";
+  if (!layout_spec.empty()) text += "layout " + layout_spec + "\n";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("create " + tmp, errno);
   int err = 0;
@@ -182,7 +337,10 @@ void write_mark_file(const std::string& path, std::int64_t mark, const std::stri
     unlink(tmp.c_str());
     fail("write, fdatasync and rename of " + tmp, err);
   }
-  IDFORGE_EXPLORE_POINT(ExplorePoint::mark_renamed, (path + "\n" + text).c_str());
+  // The explorer keeps the time alone (a mark without its layout line reads as the current
+  // layout's).
+  IDFORGE_EXPLORE_POINT(ExplorePoint::mark_renamed,
+                        (path + "\n" + std::to_string(mark) + "\n").c_str());
   // Without this a power loss can undo the rename: the mark would be lost after the
   // caller was told it is stored (and may have issued up to it).
   const std::string dir = parent_of(path);

@@ -64,6 +64,40 @@ std::string holder_json(const Lease& lease);
 /// Reads holder_json() output into row (fields it lacks stay as they are).
 void read_holder_json(std::string_view json, HolderInfo& row);
 
+/// The largest mark any store accepts: 9999-12-31T23:59:59.999Z, the last time ISO-8601's
+/// four-digit years can show (a mark is a Unix time, never a tick count).
+inline constexpr std::int64_t kLastMarkUnixMs = 253'402'300'799'999;
+/// Longest mark file read: the time and the layout line fit well inside it. A longer file
+/// is refused by its size, unread.
+inline constexpr std::int64_t kMaxMarkFileBytes = 256;
+
+/// text as a message can show it: printable ASCII as is, every other byte as \xNN (a NUL
+/// would otherwise end the message); at most max_bytes of text, then "...".
+std::string shown_bytes(std::string_view text, std::size_t max_bytes = 40);
+/// A stored mark's text as Unix ms: decimal digits (an optional '-' is read only to name
+/// it), 0 .. kLastMarkUnixMs. Throws LeaseError(rejected) naming where, the text (escaped)
+/// and the rule.
+std::int64_t parse_mark_text(std::string_view text, const std::string& where,
+                             const std::string& store);
+/// What fstat() says path is, in words ("a FIFO", "a directory", ...); "" for a regular file.
+std::string file_kind_words(unsigned mode);
+
+/// A mark file's content: the time and the layout that wrote it (its spec without name;
+/// "" in marks written before marks recorded it).
+struct MarkRecord {
+  std::int64_t mark = kNoMark;
+  std::string layout;
+};
+/// The spec a mark records for layout: Layout::to_spec() without the name.
+std::string mark_layout_spec(const Layout& layout);
+/// Refuses (LeaseError rejected, one line naming both layouts and why) a start with layout
+/// on a node whose mark was written by another layout, unless every ID the new layout can
+/// issue after the mark lies above every ID the old one could issue up to it. A mark
+/// without a layout is taken as written by layout.
+void check_mark_layout(const MarkRecord& record, const Layout& layout, const std::string& where,
+                       const std::string& store);
+/// read_mark_file() with the layout line.
+MarkRecord read_mark_record(const std::string& path, const std::string& store);
 /// A mark file's content, or kNoMark if it does not exist (ENOENT, and only that). Throws
 /// LeaseError(rejected) naming the file and the reason if it cannot be read (EACCES, EMFILE,
 /// EIO, a directory, ...) or holds something other than a decimal number: starting the node
@@ -73,7 +107,9 @@ std::int64_t read_mark_file(const std::string& path, const std::string& store);
 /// a crash at any point leaves the old or the new mark: the text goes to a temporary file,
 /// fdatasync(), rename() over path, then fsync() of the directory (which makes the rename
 /// itself durable). Throws LeaseError(rejected) naming the step and errno.
-void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store);
+/// layout_spec (mark_layout_spec()), when given, goes on a second line "layout SPEC".
+void write_mark_file(const std::string& path, std::int64_t mark, const std::string& store,
+                     const std::string& layout_spec = "");
 /// Creates dir and its parents (each new one made durable in its parent). Throws
 /// LeaseError(rejected) naming the directory.
 void make_dirs(const std::string& dir, const std::string& store);

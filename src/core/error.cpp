@@ -25,6 +25,8 @@ class Category final : public std::error_category {
       case errc::invalid_argument: return "invalid argument";
       case errc::not_found: return "not found";
       case errc::already_exists: return "already exists";
+      case errc::key_error: return "masking key missing, malformed or unknown";
+      case errc::not_ours: return "public ID not made with this keyring";
     }
     return "unknown idforge error " + std::to_string(ev);
   }

@@ -35,14 +35,6 @@ Inspection inspect_snowflake(std::string_view text, const InspectOptions& option
   const std::uint64_t v = decode_u64(text, enc);
   const Layout& layout = options.layout;
   const SnowflakeParts p = decompose(layout, Snowflake(v));
-  // 9999-12-31T23:59:59.999Z: the last time ISO-8601 with four year digits can write.
-  constexpr std::int64_t kLastIsoMs = 253'402'300'799'999;
-  if (p.unix_ms > kLastIsoMs)
-    throw Error(errc::invalid_argument,
-                "ID " + std::to_string(v) + " under layout '" + layout.name() +
-                    "': its time, epoch " + std::to_string(layout.epoch_ms()) + " ms + tick " +
-                    std::to_string(p.tick) + " x " + std::to_string(layout.tick_ms()) + " ms = " +
-                    std::to_string(p.unix_ms) + " ms, is after 9999-12-31T23:59:59.999Z");
   Inspection out;
   out.kind = "snowflake";
   out.input = std::string(text);

@@ -35,17 +35,12 @@ SnowflakeParts decompose(const Layout& layout, Snowflake id) {
                     "' is signed (63 bits): no generator with this layout makes it");
   SnowflakeParts p;
   p.tick = field(v, layout.time_shift(), layout.time_bits());
-  // Checked: a 63-bit time field at day-long ticks reaches far past what int64 Unix ms
-  // hold, and a wrapped sum would name a wrong date.
+  // A wide time field of long ticks reaches past 2^63 - 1 ms (year 292,278,994): such a
+  // time is held at that ceiling, past any date shown, rather than wrapped negative.
   std::int64_t span = 0;
-  if (p.tick > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
-      __builtin_mul_overflow(static_cast<std::int64_t>(p.tick), layout.tick_ms(), &span) ||
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(p.tick), layout.tick_ms(), &span) ||
       __builtin_add_overflow(layout.epoch_ms(), span, &p.unix_ms))
-    throw Error(errc::invalid_argument,
-                "ID " + std::to_string(v) + " under layout '" + layout.name() +
-                    "': its time, epoch " + std::to_string(layout.epoch_ms()) + " ms + tick " +
-                    std::to_string(p.tick) + " x " + std::to_string(layout.tick_ms()) +
-                    " ms, is beyond the largest Unix time in ms (2^63 - 1)");
+    p.unix_ms = std::numeric_limits<std::int64_t>::max();
   p.node = field(v, layout.node_shift(), layout.node_bits());
   p.worker =
       layout.worker_bits() == 0 ? 0 : p.node & ((std::uint64_t{1} << layout.worker_bits()) - 1);

@@ -12,9 +12,7 @@ namespace {
 
 constexpr std::size_t kBatchChunk = 256;
 
-std::int64_t unix_ms_of(std::int64_t unix_ns) noexcept {
-  return unix_ns <= 0 ? 0 : unix_ns / 1'000'000;
-}
+using detail::unix_ms_of;
 
 UlidStamp::u128 random80() noexcept {
   std::uint64_t r[2] = {0, 0};
@@ -46,7 +44,7 @@ UlidGenerator::UlidGenerator(Clock& clock) noexcept : clock_(clock) {
 }
 
 UlidStamp::Reservation UlidGenerator::take(std::uint64_t n) {
-  const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
+  const std::int64_t now_ms = clock_.now_ms();
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_;
   const UlidStamp::u128 random =

@@ -11,9 +11,7 @@ namespace {
 // both, small enough that the random tails fit on the stack and the time stays current.
 constexpr std::size_t kBatchChunk = 256;
 
-std::int64_t unix_ms_of(std::int64_t unix_ns) noexcept {
-  return unix_ns <= 0 ? 0 : unix_ns / 1'000'000;
-}
+using detail::unix_ms_of;
 
 [[noreturn]] void throw_time_exhausted() {
   throw Error(errc::time_exhausted,
@@ -52,7 +50,7 @@ UuidV7Generator::UuidV7Generator(Clock& clock) noexcept : clock_(clock) {
 }
 
 Uuid UuidV7Generator::next() {
-  const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
+  const std::int64_t now_ms = clock_.now_ms();
   const std::uint64_t epoch = detail::fork_epoch();
   const bool fresh = epoch != fork_epoch_;
   const std::uint64_t seed =
@@ -70,7 +68,7 @@ Uuid UuidV7Generator::next() {
 void UuidV7Generator::next_batch(std::span<Uuid> out) {
   while (!out.empty()) {
     const std::size_t n = std::min(out.size(), kBatchChunk);
-    const std::int64_t now_ms = unix_ms_of(clock_.now_ns());
+    const std::int64_t now_ms = clock_.now_ms();
     const std::uint64_t epoch = detail::fork_epoch();
     const bool fresh = epoch != fork_epoch_;
     const std::uint64_t seed =

@@ -35,7 +35,8 @@ class DbDriver {
   /// Drops and creates the table for kind.
   virtual void create_table(KeyKind kind, const std::string& table) = 0;
   /// Inserts keys in one transaction.
-  virtual void insert_batch(KeyKind kind, const std::string& table, std::span<const Key128> keys) = 0;
+  virtual void insert_batch(KeyKind kind, const std::string& table,
+                            std::span<const Key128> keys) = 0;
   /// The primary-key index of table.
   virtual IndexReport index_report(const std::string& table) = 0;
   /// Bytes of WAL / redo written so far (a position that only grows); nullopt if not exposed.
@@ -44,6 +45,24 @@ class DbDriver {
   virtual std::optional<std::uint64_t> full_page_images() { return std::nullopt; }
   /// Drops table.
   virtual void drop_table(const std::string& table) = 0;
+
+  // For the memory-limited runs (memory_lab.hpp): one row a transaction and cheap counters
+  // read between windows of rows.
+
+  /// Inserts one key in a transaction of its own (autocommit): one order, one commit.
+  virtual void insert_one(KeyKind kind, const std::string& table, const Key128& key) = 0;
+  /// The primary-key index's size now, from what the engine knows without reading pages.
+  virtual std::uint64_t index_bytes_now(const std::string& table) = 0;
+  /// Pages the engine has read so far because they were not in its own cache: PostgreSQL
+  /// idx_blks_read of table's primary key, InnoDB Innodb_buffer_pool_reads (server-wide),
+  /// SQLite this connection's cache misses.
+  virtual std::uint64_t cache_misses(const std::string& table) = 0;
+  /// Bytes of WAL / redo written so far: PostgreSQL's WAL position, InnoDB's
+  /// Innodb_os_log_written, SQLite's WAL frames (page + frame header) counted at each commit.
+  virtual std::uint64_t redo_written() = 0;
+  /// Reads the whole index so that index_report() sees every page (InnoDB reads its fill from
+  /// the buffer pool's pages); nothing for the others.
+  virtual void load_index(const std::string& table) { (void)table; }
 };
 
 std::unique_ptr<DbDriver> make_sqlite_driver(const DbConnection& c, bool keep_file);

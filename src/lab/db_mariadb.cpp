@@ -22,7 +22,8 @@ MariaUrl parse_url(const std::string& url) {
   for (const char* scheme : {"mariadb://", "mysql://"})
     if (rest.rfind(scheme, 0) == 0) rest = rest.substr(std::string(scheme).size());
   if (rest.size() == url.size())
-    throw Error(errc::invalid_argument, "IDFORGE_MARIADB_URL '" + url + "': expected mariadb://user[:password]@host:port[/db]");
+    throw Error(errc::invalid_argument, "IDFORGE_MARIADB_URL '" + url +
+                                            "': expected mariadb://user[:password]@host:port[/db]");
   if (const auto at = rest.find('@'); at != std::string::npos) {
     const std::string cred = rest.substr(0, at);
     rest = rest.substr(at + 1);
@@ -38,7 +39,8 @@ MariaUrl parse_url(const std::string& url) {
     try {
       u.port = static_cast<unsigned>(std::stoul(rest.substr(colon + 1)));
     } catch (const std::exception&) {
-      throw Error(errc::invalid_argument, "IDFORGE_MARIADB_URL '" + url + "': port is not a number");
+      throw Error(errc::invalid_argument,
+                  "IDFORGE_MARIADB_URL '" + url + "': port is not a number");
     }
     rest = rest.substr(0, colon);
   }
@@ -51,16 +53,19 @@ class MariaDriver final : public DbDriver {
   explicit MariaDriver(const DbConnection& c) {
     if (c.mariadb_url.empty() && c.mariadb_socket.empty())
       throw Error(errc::store_unreachable,
-                  "mariadb: neither IDFORGE_MARIADB_URL nor IDFORGE_MARIADB_SOCKET is set (start the server with "
+                  "mariadb: neither IDFORGE_MARIADB_URL nor IDFORGE_MARIADB_SOCKET is set (start "
+                  "the server with "
                   "'bash scripts/services.sh start mariadb' and source .data/services.env)");
     where_ = c.mariadb_url.empty() ? c.mariadb_socket : c.mariadb_url;
     conn_ = mysql_init(nullptr);
     MYSQL* ok = nullptr;
     if (!c.mariadb_url.empty()) {
       const MariaUrl u = parse_url(c.mariadb_url);
-      ok = mysql_real_connect(conn_, u.host.c_str(), u.user.c_str(), u.password.c_str(), nullptr, u.port, nullptr, 0);
+      ok = mysql_real_connect(conn_, u.host.c_str(), u.user.c_str(), u.password.c_str(), nullptr,
+                              u.port, nullptr, 0);
     } else {
-      ok = mysql_real_connect(conn_, nullptr, "root", nullptr, nullptr, 0, c.mariadb_socket.c_str(), 0);
+      ok = mysql_real_connect(conn_, nullptr, "root", nullptr, nullptr, 0, c.mariadb_socket.c_str(),
+                              0);
     }
     if (!ok) {
       const std::string why = mysql_error(conn_);
@@ -82,24 +87,30 @@ class MariaDriver final : public DbDriver {
   }
 
   std::string version() override { return std::string("MariaDB ") + mysql_get_server_info(conn_); }
-  std::uint32_t page_bytes() override { return static_cast<std::uint32_t>(std::stoul(scalar("SELECT @@innodb_page_size"))); }
+  std::uint32_t page_bytes() override {
+    return static_cast<std::uint32_t>(std::stoul(scalar("SELECT @@innodb_page_size")));
+  }
 
   std::string set_cache(std::uint64_t bytes) override {
     const std::uint64_t before = std::stoull(scalar("SELECT @@innodb_buffer_pool_size"));
     if (bytes == 0) return "innodb_buffer_pool_size " + std::to_string(before >> 20) + " MiB";
     old_pool_ = before;
     const std::uint64_t now = resize_pool(bytes);
-    return "innodb_buffer_pool_size " + std::to_string(before >> 20) + " MiB -> " + std::to_string(now >> 20) +
-           " MiB for the run (asked " + std::to_string(bytes >> 20) + " MiB; restored afterwards)";
+    return "innodb_buffer_pool_size " + std::to_string(before >> 20) + " MiB -> " +
+           std::to_string(now >> 20) + " MiB for the run (asked " + std::to_string(bytes >> 20) +
+           " MiB; restored afterwards)";
   }
 
   std::string column_type(KeyKind kind) override {
-    return kind == KeyKind::snowflake ? "BIGINT" : kind == KeyKind::uuid4_text ? "CHAR(36) CHARACTER SET ascii" : "BINARY(16)";
+    return kind == KeyKind::snowflake    ? "BIGINT"
+           : kind == KeyKind::uuid4_text ? "CHAR(36) CHARACTER SET ascii"
+                                         : "BINARY(16)";
   }
 
   void create_table(KeyKind kind, const std::string& table) override {
     exec("DROP TABLE IF EXISTS " + table);
-    exec("CREATE TABLE " + table + " (id " + column_type(kind) + " NOT NULL PRIMARY KEY) ENGINE=InnoDB");
+    exec("CREATE TABLE " + table + " (id " + column_type(kind) +
+         " NOT NULL PRIMARY KEY) ENGINE=InnoDB");
   }
 
   void insert_batch(KeyKind kind, const std::string& table, std::span<const Key128> keys) override {
@@ -118,21 +129,28 @@ class MariaDriver final : public DbDriver {
     IndexReport r;
     const std::uint64_t page = page_bytes();
     auto stat = [&](const char* name) {
-      const std::string v = scalar("SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name='idforge_lab' "
-                                   "AND table_name='" + table + "' AND index_name='PRIMARY' AND stat_name='" + name + "'");
+      const std::string v = scalar(
+          "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name='idforge_lab' "
+          "AND table_name='" +
+          table + "' AND index_name='PRIMARY' AND stat_name='" + name + "'");
       return v.empty() ? std::uint64_t{0} : std::stoull(v);
     };
     r.index_bytes = stat("size") * page;
     r.leaf_pages = stat("n_leaf_pages");
-    MYSQL_RES* res = query("SELECT COUNT(*), COALESCE(SUM(DATA_SIZE),0) FROM information_schema.INNODB_BUFFER_PAGE "
-                           "WHERE TABLE_NAME='`idforge_lab`.`" + table + "`' AND INDEX_NAME='PRIMARY' "
-                           "AND PAGE_TYPE='INDEX' AND NUMBER_RECORDS > 0");
+    MYSQL_RES* res = query(
+        "SELECT COUNT(*), COALESCE(SUM(DATA_SIZE),0) FROM information_schema.INNODB_BUFFER_PAGE "
+        "WHERE TABLE_NAME='`idforge_lab`.`" +
+        table +
+        "`' AND INDEX_NAME='PRIMARY' "
+        "AND PAGE_TYPE='INDEX' AND NUMBER_RECORDS > 0");
     MYSQL_ROW row = mysql_fetch_row(res);
-    const double pages = row && row[0] ? std::stod(row[0]) : 0, data = row && row[1] ? std::stod(row[1]) : 0;
+    const double pages = row && row[0] ? std::stod(row[0]) : 0,
+                 data = row && row[1] ? std::stod(row[1]) : 0;
     mysql_free_result(res);
     r.leaf_fill = pages > 0 ? data / (pages * static_cast<double>(page)) : 0;
-    r.fill_method = "INNODB_BUFFER_PAGE: record bytes / page bytes over " + std::to_string(static_cast<long>(pages)) +
-                    " resident index pages of " + std::to_string(stat("size"));
+    r.fill_method = "INNODB_BUFFER_PAGE: record bytes / page bytes over " +
+                    std::to_string(static_cast<long>(pages)) + " resident index pages of " +
+                    std::to_string(stat("size"));
     return r;
   }
 
@@ -146,6 +164,35 @@ class MariaDriver final : public DbDriver {
   }
 
   void drop_table(const std::string& table) override { exec("DROP TABLE IF EXISTS " + table); }
+
+  void insert_one(KeyKind kind, const std::string& table, const Key128& key) override {
+    // autocommit is on: the statement is its own transaction.
+    exec("INSERT INTO " + table + " (id) VALUES (" + key_literal(kind, key, false) + ")");
+  }
+
+  std::uint64_t index_bytes_now(const std::string& table) override {
+    // The pages the clustered index's segments hold (persistent statistics' "size", which
+    // ANALYZE reads from the segment headers; its sampling reads 20 leaf pages). The file's
+    // own size grows in steps of several MiB and says less.
+    exec("ANALYZE TABLE " + table);
+    const std::string v = scalar(
+        "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name = 'idforge_lab' "
+        "AND table_name = '" +
+        table + "' AND index_name = 'PRIMARY' AND stat_name = 'size'");
+    return v.empty() ? 0 : std::stoull(v) * page_bytes();
+  }
+
+  std::uint64_t cache_misses(const std::string&) override {
+    return std::stoull(status_value("Innodb_buffer_pool_reads"));
+  }
+
+  std::uint64_t redo_written() override {
+    return std::stoull(status_value("Innodb_os_log_written"));
+  }
+
+  void load_index(const std::string& table) override {
+    exec("SELECT COUNT(*) FROM " + table + " FORCE INDEX (PRIMARY)");
+  }
 
  private:
   // Online resize is asynchronous: wait (bounded) until the server reports the new size.
@@ -168,7 +215,8 @@ class MariaDriver final : public DbDriver {
     return v;
   }
   [[noreturn]] void fail(const std::string& sql) {
-    throw Error(errc::store_unreachable, "mariadb: '" + sql.substr(0, 80) + (sql.size() > 80 ? "...'" : "'") +
+    throw Error(errc::store_unreachable, "mariadb: '" + sql.substr(0, 80) +
+                                             (sql.size() > 80 ? "...'" : "'") +
                                              " failed: " + mysql_error(conn_));
   }
   void exec(const std::string& sql) {
@@ -197,6 +245,8 @@ class MariaDriver final : public DbDriver {
 
 }  // namespace
 
-std::unique_ptr<DbDriver> make_mariadb_driver(const DbConnection& c) { return std::make_unique<MariaDriver>(c); }
+std::unique_ptr<DbDriver> make_mariadb_driver(const DbConnection& c) {
+  return std::make_unique<MariaDriver>(c);
+}
 
 }  // namespace idforge::lab::detail

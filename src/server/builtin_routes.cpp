@@ -26,7 +26,7 @@ void append_u64(std::string& out, std::uint64_t v) {
 std::string encode_json(const IdBatch& b, std::size_t n) {
   std::string out;
   const bool num = !b.numbers.empty();
-  out.reserve(32 + n * (num ? 44 : 2 * (b.texts.empty() ? 0 : b.texts[0].size() + 3)));
+  out.reserve(32 + n * (num ? 44 : 2 * (b.text_count() == 0 ? 0 : b.text(0).size() + 3)));
   if (n == 1) {
     out += "{\"id\":";
     if (num) {
@@ -35,7 +35,8 @@ std::string encode_json(const IdBatch& b, std::size_t n) {
       append_u64(out, b.numbers[0]);
       out += "\"}";
     } else {
-      out += '"' + b.texts[0] + "\",\"id_str\":\"" + b.texts[0] + "\"}";
+      ((out += '"') += b.text(0)) += "\",\"id_str\":\"";
+      (out += b.text(0)) += "\"}";
     }
     return out;
   }
@@ -45,7 +46,7 @@ std::string encode_json(const IdBatch& b, std::size_t n) {
     if (num)
       append_u64(out, b.numbers[i]);
     else
-      (out += '"', out += b.texts[i], out += '"');
+      ((out += '"') += b.text(i)) += '"';
   }
   out += "],\"ids_str\":[";
   for (std::size_t i = 0; i < n; ++i) {
@@ -53,7 +54,7 @@ std::string encode_json(const IdBatch& b, std::size_t n) {
     if (num)
       append_u64(out, b.numbers[i]);
     else
-      out += b.texts[i];
+      out += b.text(i);
     out += '"';
   }
   out += "]}";
@@ -67,7 +68,7 @@ std::string encode_text(const IdBatch& b, std::size_t n) {
     if (!b.numbers.empty())
       append_u64(out, b.numbers[i]);
     else
-      out += b.texts[i];
+      out += b.text(i);
     out += '\n';
   }
   return out;
@@ -150,7 +151,7 @@ void Server::Impl::add_builtin_routes() {
       p.headers.emplace_back("Retry-After", "1");
       return p;
     }
-    const std::size_t got = batch.numbers.empty() ? batch.texts.size() : batch.numbers.size();
+    const std::size_t got = batch.numbers.empty() ? batch.text_count() : batch.numbers.size();
     if (got != *count)
       return problem(500, "internal", "Internal Server Error",
                      fmt::format("kind '{}' wrote {} IDs for count={}", name, got, *count));
@@ -188,7 +189,7 @@ void Server::Impl::add_builtin_routes() {
     try {
       const Inspection in = inspect(r.param("id"), opt);
       Response out;
-      out.body = inspection_to_json(in).dump();
+      out.body = inspection_to_json_with_warning(in).dump();
       return out;
     } catch (const Error& e) {
       return problem(400, "bad-id", "Bad Request", e.what());

@@ -107,7 +107,9 @@ const std::vector<SettingInfo>& settings() {
         {"port", "TCP port; 0 picks a free one"},
         {"layout", "Snowflake layout: preset or spec"},
         {"node", "Fixed Snowflake node ID (instead of a lease)"},
-        {"lease-store", "Lease store URL (default file:<data>/leases)"},
+        {"lease-store",
+         "Lease store URL (default file:<data>/leases; static: and ordinal: keep their lock and "
+         "high-water mark there unless given state= or register=)"},
         {"token", "Bearer token required on /v1 and /metrics"},
         {"rate-limit", "Requests per second over all clients, 0 = no limit"},
         {"rate-burst", "Burst size for the rate limit, 0 = one second's worth"},
@@ -125,6 +127,8 @@ const std::vector<SettingInfo>& settings() {
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
         {"sequence-store",
          "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
+        {"mask-key-file",
+         "Keyring file for /v1/mask and /v1/unmask (keys themselves: IDFORGE_MASK_KEYS)"},
     };
     std::vector<SettingInfo> out;
     for (auto& [k, h] : keys) out.push_back({k, k == "data" ? "IDFORGE_DATA" : env_name(k), h});
@@ -155,6 +159,8 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.lease_store = v;
   else if (key == "sequence-store")
     c.sequence_store = v;
+  else if (key == "mask-key-file")
+    c.mask_key_file = v;
   else if (key == "token") {
     // Sent as "Authorization: Bearer <token>": a space, a control byte or a NUL could never
     // arrive intact, and an empty token would turn authentication off unnoticed.
@@ -361,10 +367,8 @@ void validate(const ServerConfig& c) {
   if (c.rate_burst > 0 && c.rate_limit == 0)
     throw Error(errc::invalid_argument,
                 "rate-burst='" + std::to_string(c.rate_burst) + "' needs rate-limit above 0");
-  if (c.node && !c.lease_store.empty())
-    throw Error(errc::invalid_argument,
-                "node='" + std::to_string(*c.node) + "' and lease-store='" + c.lease_store +
-                    "' conflict: a fixed node takes no lease; set one of them");
+  // node= beside lease-store= is no conflict: a fixed node registers in that store, so a
+  // second process configured with the same node is refused (docs/LEASES.md).
   // A layout whose time field has run out would answer every request 500: refuse it now.
   const Layout layout = parse_layout(c.layout);
   const LayoutFacts facts = describe(layout);

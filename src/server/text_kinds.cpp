@@ -9,14 +9,14 @@
 namespace idforge::server {
 namespace {
 
-// Writes each ID's canonical text into out.texts.
+// Writes every ID's canonical text into out.packed with one batch call (the vector code
+// path is chosen once per batch, and no ID gets a string of its own).
 template <typename Id>
 void append_texts(const std::vector<Id>& ids, IdBatch& out) {
-  out.texts.reserve(out.texts.size() + ids.size());
-  for (const Id& id : ids) {
-    std::string& s = out.texts.emplace_back(Id::kTextSize, '\0');
-    id.to_chars(s.data());
-  }
+  const std::size_t at = out.packed.size();
+  out.packed_width = Id::kTextSize;
+  out.packed.resize(at + ids.size() * Id::kTextSize);
+  to_chars(std::span<const Id>(ids), out.packed.data() + at);
 }
 
 }  // namespace

@@ -178,7 +178,16 @@ void MariaDbTicketServer::connect() {
     }
     if (!missing_db || !open(nullptr)) {
       const std::string msg = one_line(mysql_error(db_));
+      // The server's own refusal of this login (access denied): it runs, so it is not
+      // unreachable, and a resize must not drop it as gone.
+      const unsigned code = mysql_errno(db_);
+      const bool answered = code == ER_ACCESS_DENIED_ERROR || code == ER_DBACCESS_DENIED_ERROR ||
+                            code == ER_HOST_NOT_PRIVILEGED ||
+                            code == ER_ACCESS_DENIED_NO_PASSWORD_ERROR;
       disconnect();
+      if (answered)
+        throw Error(errc::invalid_argument,
+                    "MariaDB at " + describe() + " refused the connection: " + msg);
       const std::int64_t bound_ms = (timeouts_.connect_ms + 999) / 1000 * 1000;
       const bool slow = steady_ns() - started >= bound_ms * 1'000'000 * 9 / 10;
       throw Error(errc::store_unreachable,
@@ -279,10 +288,22 @@ std::string MariaDbTicketServer::identity() {
     query(
         "CREATE TABLE IF NOT EXISTS idforge_ticket_node (k TINYINT NOT NULL PRIMARY KEY,"
         " node_id VARCHAR(64) NOT NULL) ENGINE=InnoDB");
-    query("INSERT IGNORE INTO idforge_ticket_node VALUES (1, UUID())");
-    identity_ =
-        "mariadb:" + scalar("SELECT node_id FROM idforge_ticket_node WHERE k = 1").value_or("?") +
-        "/" + parts_.database;
+    // The UUID travels with a dump or a copied data folder, so the instance that made it is
+    // kept beside it: a copy restored on another instance (which would hand out the
+    // original's values again) then has an identity of its own, and no record names it.
+    query("ALTER TABLE idforge_ticket_node ADD COLUMN IF NOT EXISTS instance VARCHAR(300) NULL");
+    query(
+        "INSERT IGNORE INTO idforge_ticket_node (k, node_id, instance) VALUES (1, UUID(), "
+        "CONCAT(@@hostname, ':', @@port))");
+    query(
+        "UPDATE idforge_ticket_node SET instance = CONCAT(@@hostname, ':', @@port) WHERE k = 1 "
+        "AND instance IS NULL");
+    const std::string uuid =
+        scalar("SELECT node_id FROM idforge_ticket_node WHERE k = 1").value_or("?");
+    const std::string here = scalar("SELECT CONCAT(@@hostname, ':', @@port)").value_or("?");
+    const std::string made_on =
+        scalar("SELECT instance FROM idforge_ticket_node WHERE k = 1").value_or("");
+    identity_ = "mariadb:" + uuid + (made_on == here ? "" : "@" + here) + "/" + parts_.database;
   }
   return identity_;
 }

@@ -85,7 +85,8 @@ void PgConnection::close() noexcept {
 
 void PgConnection::lost(const std::string& why) {
   close();
-  throw PgError(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + why, "");
+  throw PgError(errc::store_unreachable,
+                "PostgreSQL at " + where_ + " is unreachable: " + scrub_password(why, url_), "");
 }
 
 void PgConnection::wait_socket(short events, std::int64_t deadline_ns, std::string_view doing) {
@@ -125,7 +126,25 @@ void PgConnection::connect() {
   if (!conn_) throw Error(errc::store_unreachable, "PostgreSQL at " + where_ + ": out of memory");
   if (PQstatus(conn_) == CONNECTION_BAD) lost(one_line(PQerrorMessage(conn_)));
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
-    if (st == PGRES_POLLING_FAILED) lost(one_line(PQerrorMessage(conn_)));
+    if (st == PGRES_POLLING_FAILED) {
+      const std::string msg = one_line(PQerrorMessage(conn_));
+      // The server's own refusal of this login (a wrong password, an unknown role or
+      // database): it runs, so it is not unreachable, and a resize must not drop it as gone.
+      // (A server starting up or shutting down stays "unreachable": it will answer or stop.)
+      // libpq gives no SQLSTATE for a failed connection, only the server's message.
+      const bool refused = msg.find("FATAL:") != std::string::npos &&
+                           (msg.find("authentication failed") != std::string::npos ||
+                            msg.find("no pg_hba.conf entry") != std::string::npos ||
+                            msg.find("does not exist") != std::string::npos);
+      if (refused) {
+        close();
+        throw PgError(
+            errc::invalid_argument,
+            "PostgreSQL at " + where_ + " refused the connection: " + scrub_password(msg, url_),
+            "");
+      }
+      lost(msg);
+    }
     wait_socket(st == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline, "connecting");
     st = PQconnectPoll(conn_);
   }
@@ -143,6 +162,7 @@ void PgConnection::fail(PGresult* r) {
     PQclear(r);
   }
   if (msg.empty()) msg = one_line(PQerrorMessage(conn_));
+  msg = scrub_password(std::move(msg), url_);
   if (PQstatus(conn_) != CONNECTION_OK || is_connection_state(state)) {
     // Reconnect on the next call; this one reports the loss.
     close();

@@ -2,6 +2,7 @@
 // concurrent takers queue, and each sees the value the previous one left: no two blocks overlap.
 #include "pg_segment_store.hpp"
 
+#include <limits>
 #include <string>
 
 #include "idforge/ticket/sequence_name.hpp"
@@ -40,23 +41,23 @@ void PgSegmentStore::create(std::string_view name, std::int64_t start, std::int6
 
 SegmentBlock PgSegmentStore::take(std::string_view name, std::int64_t count) {
   check_take_count(name, count);
-  try {
-    const PgResult r = db_.exec(
-        "UPDATE idforge_segments SET next_value = next_value + COALESCE(NULLIF($2::bigint, 0), "
-        "step),"
-        " blocks = blocks + 1 WHERE name = $1"
-        " RETURNING next_value - COALESCE(NULLIF($2::bigint, 0), step), "
-        "COALESCE(NULLIF($2::bigint, 0), step)",
-        {name, std::to_string(count)});
-    if (r.rows() != 1) throw_missing(name, describe());
-    return {r.int64(0, 0), r.int64(0, 1)};
-  } catch (const PgError& e) {
-    if (e.code() == errc::counter_exhausted)
-      throw Error(errc::counter_exhausted,
-                  "sequence '" + std::string(name) + "' in " + describe() +
-                      " cannot grow by another block without passing 2^63-1");
-    throw;
-  }
+  // The last block ends at 2^63-1 (shorter when fewer values are left) and leaves next_value
+  // at kSegmentExhausted, since it cannot hold 2^63.
+  const std::string max = std::to_string(std::numeric_limits<std::int64_t>::max());
+  const PgResult r = db_.exec(
+      "WITH cur AS (SELECT name, next_value AS first, COALESCE(NULLIF($2::bigint, 0), step) AS n"
+      " FROM idforge_segments WHERE name = $1 AND next_value >= 0 FOR UPDATE)"
+      " UPDATE idforge_segments s SET blocks = s.blocks + 1, next_value = CASE WHEN cur.first > " +
+          max + " - cur.n THEN " + std::to_string(kSegmentExhausted) +
+          " ELSE cur.first + cur.n END FROM cur WHERE s.name = cur.name"
+          " RETURNING cur.first, CASE WHEN cur.first > " +
+          max + " - cur.n THEN " + max + " - cur.first + 1 ELSE cur.n END",
+      {name, std::to_string(count)});
+  if (r.rows() == 1) return {r.int64(0, 0), r.int64(0, 1)};
+  const PgResult e = db_.exec("SELECT 1 FROM idforge_segments WHERE name = $1", {name});
+  if (e.rows() == 0) throw_missing(name, describe());
+  throw Error(errc::counter_exhausted, "sequence '" + std::string(name) + "' in " + describe() +
+                                           " has handed out every value up to 2^63-1");
 }
 
 void PgSegmentStore::report_abandoned(std::string_view name, std::int64_t lost) {

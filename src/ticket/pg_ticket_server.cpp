@@ -106,6 +106,17 @@ std::optional<MemberRecord> PgTicketServer::read(std::string_view name) {
 }
 
 TicketValue PgTicketServer::next(std::string_view name) {
+  // A fence pins the sequence, so a nextval() that waited for a fence fails as if exhausted;
+  // when the record then reads active, the resize has moved on: ask again, once.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return next_once(name, attempt > 0);
+    } catch (const FenceEnded&) {
+    }
+  }
+}
+
+TicketValue PgTicketServer::next_once(std::string_view name, bool retried) {
   const std::string seq = seq_of(name);
   try {
     const PgResult r = db_.exec(
@@ -133,6 +144,7 @@ TicketValue PgTicketServer::next(std::string_view name) {
                                     " is fenced by resize " + rec->token +
                                     ": it hands out nothing until that resize finishes "
                                     "(`idforge ticket status` shows where it stands)");
+    if (pinned && !retried && rec && rec->state == MemberState::active) throw FenceEnded{};
     if (pinned)
       throw Error(errc::counter_exhausted, "ticket set '" + std::string(name) + "' on " +
                                                describe() +

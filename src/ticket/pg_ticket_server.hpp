@@ -23,6 +23,11 @@ class PgTicketServer final : public TicketServer {
   void set_statement_hook(StatementHook hook) override { db_.set_hook(std::move(hook)); }
 
  private:
+  /// nextval() failed on a pinned sequence, but the record reads active again: a fence
+  /// came and went while it waited (not an exhausted set).
+  struct FenceEnded {};
+  /// One try of next(); retried: FenceEnded is not thrown again.
+  TicketValue next_once(std::string_view name, bool retried);
   void ensure_schema();
   std::optional<MemberRecord> read_row(std::string_view name, bool for_update);
   /// Runs body inside BEGIN ... COMMIT; rolls back (or drops the connection) on any error.

@@ -154,14 +154,18 @@ SegmentBlock SqliteSegmentStore::take(std::string_view name, std::int64_t count)
   }
   if (rc != SQLITE_ROW) fail("reading sequence '" + std::string(name) + "'");
   const std::int64_t first = sqlite3_column_int64(raw, 0);
-  const std::int64_t n = count > 0 ? count : sqlite3_column_int64(raw, 1);
+  std::int64_t n = count > 0 ? count : sqlite3_column_int64(raw, 1);
   sel.reset();
-  if (first > std::numeric_limits<std::int64_t>::max() - n) {
+  if (first < 0) {
     exec("ROLLBACK");
-    throw Error(errc::counter_exhausted,
-                "sequence '" + std::string(name) + "' in " + describe() +
-                    " cannot grow by another block without passing 2^63-1");
+    throw Error(errc::counter_exhausted, "sequence '" + std::string(name) + "' in " + describe() +
+                                             " has handed out every value up to 2^63-1");
   }
+  // The last block ends at 2^63-1 (shorter when fewer values are left); next_value then marks
+  // that every value is taken (kSegmentExhausted), since next_value cannot hold 2^63.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  const bool last = first > kMax - n;
+  if (last) n = kMax - first + 1;
   raw = nullptr;
   if (sqlite3_prepare_v2(
           db_, "UPDATE idforge_segments SET next_value = ?2, blocks = blocks + 1 WHERE name = ?1",
@@ -169,7 +173,7 @@ SegmentBlock SqliteSegmentStore::take(std::string_view name, std::int64_t count)
     fail("preparing take");
   Stmt upd(raw, &sqlite3_finalize);
   sqlite3_bind_text(raw, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
-  sqlite3_bind_int64(raw, 2, first + n);
+  sqlite3_bind_int64(raw, 2, last ? kSegmentExhausted : first + n);
   if (sqlite3_step(raw) != SQLITE_DONE) fail("taking a block of '" + std::string(name) + "'");
   upd.reset();
   exec("COMMIT");

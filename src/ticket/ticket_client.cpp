@@ -38,11 +38,12 @@ TicketClient::TicketClient(std::vector<std::unique_ptr<TicketServer>> servers, s
   check_sequence_name(name_);
   if (servers_.empty())
     throw Error(errc::invalid_argument, "a ticket client needs at least one server");
-  if (options_.retry_after_ns < 0 || options_.fenced_wait_ns < 0)
+  if (options_.retry_after_ns < 0 || options_.fenced_wait_ns < 0 || options_.min_epoch < 0)
     throw Error(errc::invalid_argument,
-                "retry_after_ns " + std::to_string(options_.retry_after_ns) +
-                    " and fenced_wait_ns " + std::to_string(options_.fenced_wait_ns) +
-                    " must be >= 0");
+                "retry_after_ns " + std::to_string(options_.retry_after_ns) + ", fenced_wait_ns " +
+                    std::to_string(options_.fenced_wait_ns) + " and min_epoch " +
+                    std::to_string(options_.min_epoch) + " must be >= 0");
+  epoch_.store(options_.min_epoch, std::memory_order_relaxed);
   for (std::size_t i = 0; i < servers_.size(); ++i) slots_.push_back(std::make_unique<Slot>());
 }
 

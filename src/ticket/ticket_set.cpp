@@ -25,6 +25,7 @@ struct Listed {
   std::string id;       // empty: did not answer
   std::optional<MemberRecord> rec;
   std::string error;
+  errc error_code = errc::store_unreachable;
 };
 
 std::string server_words(const Listed& l) {
@@ -44,6 +45,7 @@ std::vector<Listed> read_all(std::span<const std::unique_ptr<TicketServer>> serv
     } catch (const Error& e) {
       l.id.clear();
       l.error = e.what();
+      l.error_code = e.code();
     }
     out.push_back(std::move(l));
   }
@@ -98,6 +100,7 @@ class Run {
   ResizeReport go();
 
  private:
+  void check_one_set() const;
   [[noreturn]] void stop(errc code, const std::string& what, const std::string& advice);
   void finish_decided();
   void plan();
@@ -134,6 +137,17 @@ void Run::stop(errc code, const std::string& what, const std::string& advice) {
                        verb() + " of ticket set '" + name_ + "' " + what + ". " + advice +
                            (states.empty() ? "" : " Servers now: " + states),
                        std::move(st));
+}
+
+// Records that cannot be one set (a copy of a member, separate inits of one name) are
+// refused before anything changes: a resize would fence and renumber them as one.
+void Run::check_one_set() const {
+  std::vector<ServerStatus> read;
+  for (const auto& l : all_) read.push_back({l.server->describe(), l.id, l.rec, l.error});
+  const std::string conflict = detail::find_conflict(name_, read);
+  if (!conflict.empty())
+    throw Error(errc::invalid_argument,
+                verb() + " of ticket set '" + name_ + "' " + conflict + "; nothing changed");
 }
 
 // An earlier run that activated one member has every member prepared: finish it (each
@@ -225,6 +239,24 @@ void Run::plan() {
                                std::to_string(epoch) +
                                ": the set changed meanwhile (another resize ran at the same "
                                "time); rerun to resize from where it ended");
+  // The same for a server the newest epoch retired: still active in the epoch before and not
+  // dropped (left out unfenced) by the resize that made the newest one, it was read before
+  // that resize fenced it, and the rest after it activated them.
+  const std::vector<MemberRef>* newest_dropped = nullptr;
+  for (const auto& l : all_)
+    if (l.rec && l.rec->config.epoch == epoch && !l.rec->config.members.empty())
+      newest_dropped = &l.rec->config.dropped;
+  for (const auto& l : all_)
+    if (newest_dropped && l.rec && l.rec->state == MemberState::active &&
+        l.rec->config.epoch == epoch - 1 &&
+        std::none_of(newest_dropped->begin(), newest_dropped->end(),
+                     [&](const MemberRef& m) { return m.id == l.id; }))
+      refuse(errc::fenced, server_words(l) + " is active in epoch " +
+                               std::to_string(l.rec->config.epoch) + " but epoch " +
+                               std::to_string(epoch) +
+                               " neither has it as a member nor dropped it: the set changed "
+                               "meanwhile (another resize ran at the same time); rerun to resize "
+                               "from where it ended");
   std::vector<MemberRef> required = members;
   for (const auto& l : all_)
     if (l.rec && l.rec->next) {
@@ -258,6 +290,15 @@ void Run::plan() {
     bool dropped = false;
     for (std::size_t d = 0; d < opt_.drop.size(); ++d)
       if (names(opt_.drop[d], m)) dropped = drop_used[d] = true;
+    // Only a member that does not answer may be dropped: one that refuses the login (a
+    // wrong password in its URL) runs and keeps handing out its values.
+    for (const auto& l : all_)
+      if (dropped && l.id.empty() && l.server->describe() == m.url &&
+          l.error_code != errc::store_unreachable)
+        refuse(errc::invalid_argument, "--drop names member " + m.url +
+                                           ", which answers but refused: " + l.error +
+                                           "; only a member that does not answer can be "
+                                           "dropped: fix its URL and list it");
     if (dropped) {
       rep_.dropped.push_back(m);
       continue;
@@ -409,6 +450,7 @@ void Run::activate_all() {
 ResizeReport Run::go() {
   all_ = read_all(servers_, name_);
   check_duplicates(all_);
+  check_one_set();
   bool fenced = false;
   std::string fenced_by;
   for (const auto& l : all_)

@@ -20,7 +20,86 @@ std::string member_words(const TicketConfig& c, std::int64_t index) {
          std::to_string(v.first) + ", " + std::to_string(v.first + v.step) + ", ...";
 }
 
+std::string ids_words(const std::vector<MemberRef>& members) {
+  std::string out = std::to_string(members.size()) + " member(s) [";
+  for (std::size_t i = 0; i < members.size(); ++i) out += (i ? " " : "") + members[i].id;
+  return out + "]";
+}
+
+std::string server_words(const ServerStatus& s, std::size_t pos) {
+  return "server " + std::to_string(pos + 1) + " (" + s.url + ")";
+}
+
 }  // namespace
+
+namespace detail {
+
+std::string find_conflict(std::string_view name, const std::vector<ServerStatus>& servers) {
+  const std::string set = "ticket set '" + std::string(name) + "'";
+  // One database listed twice (or a copy that kept its identity) would hand out one member's
+  // values twice.
+  std::map<std::string, std::size_t> by_id;
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    const auto& s = servers[i];
+    if (s.identity.empty()) continue;
+    if (auto [it, fresh] = by_id.emplace(s.identity, i); !fresh)
+      return "refused: " + server_words(servers[it->second], it->second) + " and " +
+             server_words(s, i) + " are one database (identity " + s.identity +
+             "): list each server once; a copy or restore of a member is not a member";
+  }
+  // Each record must name this very database at its own place: a copied or restored
+  // database carries the record of the member it was copied from.
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    const auto& s = servers[i];
+    if (!s.record || s.identity.empty() || s.record->state == MemberState::retired) continue;
+    const MemberRecord& r = *s.record;
+    if (r.config.members.empty() && r.index < 0) continue;  // joining: nothing recorded yet
+    const auto k = static_cast<std::int64_t>(r.config.members.size());
+    if (r.index < 0 || r.index >= k)
+      return "refused: " + server_words(s, i) + " holds a record of " + set + " at member index " +
+             std::to_string(r.index) + " of " + std::to_string(k) + " members (a damaged record)";
+    const auto& named = r.config.members[static_cast<std::size_t>(r.index)];
+    if (named.id != s.identity)
+      return "refused: " + server_words(s, i) + " is " + s.identity + " but its record of " + set +
+             " names member " + std::to_string(r.index + 1) + " as " + named.id + " (" + named.url +
+             "): a copy or restore of another member's database, which would hand out that "
+             "member's values again";
+  }
+  // Records of one epoch must name the same members from the same first value: two inits of
+  // one name, or a record re-created by hand, would interleave two unrelated sets.
+  struct Seen {
+    std::size_t pos;
+    const TicketConfig* config;
+  };
+  std::map<std::int64_t, Seen> by_epoch;
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    const auto& s = servers[i];
+    if (!s.record) continue;
+    for (const TicketConfig* c : {&s.record->config, s.record->next ? &*s.record->next : nullptr}) {
+      if (!c || c->members.empty()) continue;
+      auto [it, fresh] = by_epoch.emplace(c->epoch, Seen{i, c});
+      if (fresh) continue;
+      const TicketConfig& o = *it->second.config;
+      std::vector<std::string> a, b;
+      for (const auto& m : o.members) a.push_back(m.id);
+      for (const auto& m : c->members) b.push_back(m.id);
+      const auto& os = servers[it->second.pos];
+      if (a != b)
+        return "refused: " + server_words(os, it->second.pos) + " and " + server_words(s, i) +
+               " record different members for epoch " + std::to_string(c->epoch) + " of " + set +
+               " (" + ids_words(o.members) + " against " + ids_words(c->members) +
+               "): separate inits of one name or a record made by hand; they are not one set";
+      if (o.first != c->first)
+        return "refused: " + server_words(os, it->second.pos) + " and " + server_words(s, i) +
+               " record different first values for epoch " + std::to_string(c->epoch) + " of " +
+               set + " (" + std::to_string(o.first) + " against " + std::to_string(c->first) +
+               "): they are not one set";
+    }
+  }
+  return {};
+}
+
+}  // namespace detail
 
 std::string describe_server(const ServerStatus& s, std::int64_t set_epoch) {
   if (!s.error.empty()) return "unreachable: " + s.error;
@@ -80,6 +159,7 @@ SetStatus summarize_ticket_set(std::string name, std::vector<ServerStatus> serve
   SetStatus st;
   st.name = std::move(name);
   st.servers = std::move(servers);
+  st.conflict = find_conflict(st.name, st.servers);
   // The newest epoch any server records, and its members (any record of it names them).
   for (const auto& s : st.servers)
     if (s.record && s.record->config.epoch > st.epoch && !s.record->config.members.empty()) {

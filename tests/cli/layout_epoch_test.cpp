@@ -28,5 +28,18 @@ TEST(CliLayoutEpoch, AnEpochPastTheYear9999IsNotPrintedAsANegativeYear) {
   expect_one_line_error(r, 1, "epoch after 9999-12-31 (9223372036854775807 ms) is after now");
 }
 
+// A time past 9999-12-31 is shown the same way by `inspect` and `layout`: named, not
+// wrapped into a wrong year (inspect printed year 10891 for 2^63 - 1 ms).
+TEST(CliLayoutEpoch, InspectAndLayoutShowATimePastTheYear9999Alike) {
+  const std::string spec = "time=63,dc=0,worker=0,seq=0,signed";
+  const auto inspect = run_idforge({"inspect", "--layout", spec, "9223372036854775807"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("after 9999-12-31"), std::string::npos) << inspect.out;
+  EXPECT_EQ(inspect.out.find("10891"), std::string::npos) << inspect.out;
+  const auto layout = run_idforge({"layout", spec});
+  ASSERT_EQ(layout.exit_code, 0) << layout.err;
+  EXPECT_NE(layout.out.find("time ends   after 9999-12-31"), std::string::npos) << layout.out;
+}
+
 }  // namespace
 }  // namespace idforge

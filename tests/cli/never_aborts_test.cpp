@@ -22,11 +22,17 @@ TEST(CliNeverAborts, ServeWithADataFolderThatCannotBeMade) {
     const char* says;
   };
   const Case cases[] = {{"/proc/idforge-no-such", "No such file or directory"},
-                        {file, "Not a directory"}};
+                        {file, "Not a directory"},
+                        {file + "/sub", "Not a directory"}};
   for (const auto& c : cases) {
     const auto r = run_idforge({"serve", "--data", c.data, "--bind", "127.0.0.1", "--port", "0"});
     expect_one_line_error(r, 1, "data='" + c.data + "'");
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    // A configured node keeps its lock and mark in the same folder: the same error.
+    const auto fixed = run_idforge({"serve", "--data", c.data, "--lease-store", "static:9",
+                                    "--bind", "127.0.0.1", "--port", "0"},
+                                   {}, test::StdoutTo::pipe, std::chrono::seconds(20));
+    expect_one_line_error(fixed, 1, "data='" + c.data + "'");
   }
 }
 

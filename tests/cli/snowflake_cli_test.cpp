@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "idforge/snowflake.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 namespace idforge {
 namespace {
@@ -78,6 +80,29 @@ TEST(CliGenSnowflake, BadInputExitsNonZeroWithOneLineNamingTheValue) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
+}
+
+// A time field that runs out in the middle of a run: the IDs issued before are printed and
+// the error says how many (it said "so nothing was issued" after millions).
+TEST(CliGenSnowflake, RunningOutOfTimeMidRunSaysHowManyWereIssued) {
+  test::ScratchDir dir;
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  // 31 bits of ms end 3 s from now; one ID per ms (no sequence bits).
+  const std::string spec =
+      "time=31,dc=1,worker=31,seq=0,epoch=" + std::to_string(now - (std::int64_t{1} << 31) + 3000);
+  const auto r = run_idforge({"gen", "snowflake", "--layout", spec, "--node", "0", "--lease-store",
+                              "file:" + (dir / "leases"), "-n", "100000"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::size_t printed = r.lines().size();
+  EXPECT_GT(printed, 0u);
+  EXPECT_NE(r.err.find("-bit time field ran out at "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" after " + std::to_string(printed) +
+                       " IDs of the 100000 asked for were issued (all printed)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("nothing was issued"), std::string::npos) << r.err;
 }
 
 TEST(CliInspect, PrintsIsoTimeNodeAndSequence) {

@@ -15,7 +15,7 @@ using test::run_idforge;
 TEST(CliUsageMessages, AnUnknownCommandIsNamedWithTheKnownOnes) {
   expect_one_line_error(run_idforge({"gen", "nope"}), 2,
                         "'nope' is not a command of 'idforge gen': expected snowflake, uuid7, "
-                        "uuid4, ulid, typeid or ksuid");
+                        "uuid4, ulid, typeid, ksuid or token");
   expect_one_line_error(run_idforge({"nope"}), 2,
                         "'nope' is not a command of 'idforge': expected gen, inspect");
 }
@@ -48,8 +48,15 @@ TEST(CliUsageMessages, NegativeAndOverflowingNumbersAreRefusedNotWrapped) {
       run_idforge({"gen", "snowflake", "--datacenter", "99999999999999999999", "--worker", "0"}), 2,
       "--datacenter: '99999999999999999999' is out of range");
   expect_one_line_error(
-      run_idforge({"gen", "snowflake", "--node", "99999999999999999999999"}), 1,
+      run_idforge({"gen", "snowflake", "--node", "99999999999999999999999"}), 2,
       "--node '99999999999999999999999': out of range for layout 'twitter' (0..1023)");
+}
+
+// A --node that is no number is a bad option value like any other: usage error, exit 2.
+TEST(CliUsageMessages, ANodeThatIsNoNumberIsAUsageError) {
+  for (const char* node : {"0/5", "sometimes", "5x"})
+    expect_one_line_error(run_idforge({"gen", "snowflake", "--node", node}), 2,
+                          "--node '" + std::string(node) + "': expected a node number or 'auto'");
 }
 
 TEST(CliUsageMessages, LeadingZerosAreDecimalNotOctal) {

@@ -52,6 +52,21 @@ TEST(CliGenUlid, PrintsIncreasingUlids) {
   }
 }
 
+TEST(CliGenUlid, HexLinesAreTheBytesOfIncreasingUlidsAcrossChunks) {
+  const auto r = run_idforge({"gen", "ulid", "-n", "5000", "--format", "hex"});  // 2 chunks
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = r.lines();
+  ASSERT_EQ(lines.size(), 5000u);
+  Ulid prev;
+  for (const auto& l : lines) {
+    ASSERT_EQ(l.size(), 32u);
+    const Ulid u = Ulid::from_uuid(Uuid::parse(l));
+    ASSERT_EQ(u.to_uuid().to_hex(), l);
+    ASSERT_LT(prev, u);
+    prev = u;
+  }
+}
+
 TEST(CliGenUlid, JsonCarriesTextHexAndTime) {
   const auto r = run_idforge({"gen", "ulid", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

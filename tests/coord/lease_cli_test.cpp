@@ -1,12 +1,22 @@
 // Black-box tests of `idforge gen snowflake --node auto` and `idforge lease acquire|list`.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "run_command.hpp"
 #include "test_support.hpp"
@@ -189,6 +199,222 @@ TEST(LeaseCli, ServeWithTheSameFixedNodeTwiceOnOneDataFolderIsRefused) {
   EXPECT_EQ(said.find("listening"), std::string::npos) << said;
   first->signal(SIGTERM);
   EXPECT_EQ(first->wait(10s), 0);
+}
+
+// A FIFO where the mark belongs hung every command in open(); now each refuses at once,
+// in one line naming the path and what it is.
+TEST(LeaseCli, AFifoAsTheMarkEndsGenLeaseAndServeAtOnce) {
+  NEED_CLI();
+  ScratchDir dir;
+  // serve's own lease folder under --data, which gen and lease acquire are pointed at too
+  const std::string leases = dir.path() + "/leases";
+  std::filesystem::create_directory(leases);
+  const std::string mark = leases + "/node-0.mark";
+  ASSERT_EQ(mkfifo(mark.c_str(), 0644), 0);
+  const std::string store = "file:" + leases;
+  std::vector<std::vector<std::string>> runs = {
+      {"gen", "snowflake", "--node", "0", "--lease-store", store, "-n", "1"},
+      {"lease", "acquire", "--store", store, "--hold", "0"}};
+  if (run_idforge({"serve", "--help"}).exit_code == 0)
+    runs.push_back(
+        {"serve", "--port", "0", "--access-log", "off", "--data", dir.path(), "--node", "0"});
+  for (const auto& args : runs) {
+    const auto r = run_idforge(args, {}, StdoutTo::pipe, std::chrono::seconds(20));
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(mark + " is a FIFO (named pipe), not a regular file"), std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// A TCP port that takes connections (the kernel's backlog) and never answers: a store
+// request to it waits for its whole timeout.
+class SilentPort {
+ public:
+  SilentPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(fd_, 8);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~SilentPort() {
+    for (const int a : accepted_) close(a);
+    close(fd_);
+  }
+  int port() const { return port_; }
+  /// Whether a client connected within timeout (it is then waiting for an answer).
+  bool connected(std::chrono::milliseconds timeout) const {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.count())) != 1) return false;
+    // Taken off the backlog (and never answered), so the next client is seen afresh.
+    accepted_.push_back(accept(fd_, nullptr, nullptr));
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  mutable std::vector<int> accepted_;
+};
+
+// A store that does not answer holds start-up up to its timeout (a minute here); SIGTERM
+// meanwhile ends `lease acquire` and `serve` at once instead of being held blocked.
+TEST(LeaseCli, SigtermEndsAStartUpWaitingOnAStoreThatDoesNotAnswer) {
+  NEED_CLI();
+  SilentPort silent;
+  const std::string store = "redis://127.0.0.1:" + std::to_string(silent.port()) + "?timeout=60000";
+  ScratchDir dir;
+  std::vector<std::vector<std::string>> runs = {{"lease", "acquire", "--store", store}};
+  if (run_idforge({"serve", "--help"}).exit_code == 0)
+    runs.push_back({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
+                    "--lease-store", store});
+  for (const auto& args : runs) {
+    auto child = spawn_joined(args);
+    ASSERT_TRUE(silent.connected(10s)) << args[0] << " never asked the store";
+    const auto t0 = std::chrono::steady_clock::now();
+    child->signal(SIGTERM);
+    const auto code = child->wait(5s);
+    EXPECT_TRUE(code.has_value()) << args[0] << " still waits on the store after SIGTERM";
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s) << args[0];
+    const std::string said = child->read_rest(1s);
+    EXPECT_EQ(said.find("listening"), std::string::npos) << said;
+  }
+}
+
+// Another epoch on the same node and store would reissue the first run's IDs: refused,
+// naming both layouts. An epoch that puts every new ID above the old ones is allowed.
+TEST(LeaseCli, ALayoutWhoseIdsCanCoincideOnTheSameNodeAndStoreIsRefused) {
+  NEED_CLI();
+  ScratchDir dir;
+  const std::string store = "file:" + dir.path();
+  const auto first =
+      run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store, "-n", "1000"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto later = run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store,
+                                  "--layout", "twitter,epoch=1288921374657", "-n", "1"});
+  EXPECT_EQ(later.exit_code, 1);
+  EXPECT_TRUE(later.out.empty()) << later.out;
+  EXPECT_NE(later.err.find("epoch=1288834974657"), std::string::npos) << later.err;
+  EXPECT_NE(later.err.find("epoch=1288921374657"), std::string::npos) << later.err;
+  EXPECT_NE(later.err.find("IDs of the two layouts can coincide"), std::string::npos) << later.err;
+  const auto earlier = run_idforge({"gen", "snowflake", "--node", "9", "--lease-store", store,
+                                    "--layout", "twitter,epoch=1288748574657", "-n", "1"});
+  ASSERT_EQ(earlier.exit_code, 0) << earlier.err;
+  EXPECT_GT(std::stoull(earlier.lines().at(0)), std::stoull(first.lines().back()));
+}
+
+// static:N and ordinal: keep their lock and high-water mark in the data folder, as a fixed
+// --node does: a restart with the clock behind refuses instead of issuing the same IDs again,
+// and the node configured twice on one data folder is refused.
+const char* kFaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+// Runs the binary in dir (the folder .data/leases is relative to), with env ("NAME=value")
+// and stderr joined to stdout.
+std::unique_ptr<Child> spawn_in(const std::string& dir, const std::vector<std::string>& env,
+                                const std::vector<std::string>& args) {
+  std::string line = "cd '" + dir + "' && exec env";
+  for (const auto& e : env) line += " '" + e + "'";
+  line += " '" + std::string(IDFORGE_BINARY) + "'";
+  for (const auto& a : args) line += " '" + a + "'";
+  return std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", line + " 2>&1"});
+}
+
+std::vector<std::string> clock_back_a_minute() {
+  return {std::string("LD_PRELOAD=") + kFaketime, "FAKETIME=-60s", "FAKETIME_DONT_FAKE_MONOTONIC=1",
+          "FAKETIME_NO_CACHE=1"};
+}
+
+// The body curl fetched from url (plain text), or "" on failure.
+std::string http_get_text(const std::string& url) {
+  std::string out;
+  if (FILE* p = popen(("curl -s -m 5 -H 'Accept: text/plain' '" + url + "'").c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+std::int64_t read_mark(const std::string& path) {
+  std::ifstream in(path);
+  std::int64_t mark = -1;
+  in >> mark;
+  return mark;
+}
+
+TEST(LeaseCli, GenWithAStaticNodeKeepsItsMarkAndRefusesARestartWithTheClockBehind) {
+  NEED_CLI();
+  ScratchDir dir;
+  auto first =
+      spawn_in(dir.path(), {}, {"gen", "snowflake", "--lease-store", "static:9", "-n", "20000"});
+  std::vector<std::uint64_t> ids;
+  while (const auto line = first->read_line(10s)) ids.push_back(std::stoull(*line));
+  ASSERT_EQ(first->wait(10s), 0);
+  ASSERT_EQ(ids.size(), 20000u);
+  const std::int64_t last_ms = static_cast<std::int64_t>(ids.back() >> 22) + 1288834974657;
+  EXPECT_EQ((ids.back() >> 12) & 1023, 9u);
+  const std::string mark_path = dir.path() + "/.data/leases/node-9.mark";
+  ASSERT_TRUE(std::filesystem::exists(mark_path)) << "static:9 kept no high-water mark";
+  EXPECT_GE(read_mark(mark_path), last_ms);
+
+  // The clock behind the stored mark by far more than start-up waits: refused, nothing out.
+  write_mark(dir.path() + "/.data/leases", 9, 86'400'000);
+  auto behind = spawn_in(dir.path(), {}, {"gen", "snowflake", "--lease-store", "static:9"});
+  const std::string said = behind->read_rest(10s);
+  EXPECT_EQ(behind->wait(1s), 1) << said;
+  EXPECT_NE(said.find("behind the high-water mark"), std::string::npos) << said;
+  // An explicit state= still wins: a folder of its own, no mark there yet.
+  ScratchDir other;
+  auto own = spawn_in(dir.path(), {},
+                      {"gen", "snowflake", "--lease-store", "static:9?state=" + other.path()});
+  EXPECT_FALSE(own->read_rest(10s).empty());
+  EXPECT_EQ(own->wait(1s), 0);
+  EXPECT_TRUE(std::filesystem::exists(other.path() + "/node-9.mark"));
+}
+
+TEST(LeaseCli, ServeWithAStaticNodeRestartedWithTheClockBehindRefusesToIssue) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  if (!std::filesystem::exists(kFaketime)) {
+    if (std::getenv("IDFORGE_REQUIRE_SERVICES") != nullptr) FAIL() << "libfaketime missing";
+    GTEST_SKIP() << "libfaketime missing: " << kFaketime;
+  }
+  ScratchDir dir;
+  const std::vector<std::string> serve = {"serve",        "--port",        "0",
+                                          "--access-log", "off",           "--data",
+                                          dir.path(),     "--lease-store", "static:9"};
+  auto first = spawn_in(dir.path(), {}, serve);
+  const auto line = first->read_line(10s);
+  ASSERT_TRUE(line && line->find("listening on ") != std::string::npos)
+      << line.value_or("(nothing)");
+  const std::string base = line->substr(line->find("listening on ") + 13);
+  const std::string ids = http_get_text(base + "v1/ids/snowflake?count=1000");
+  std::uint64_t last = 0;
+  for (std::size_t at = 0, nl; (nl = ids.find('\n', at)) != std::string::npos; at = nl + 1)
+    last = std::max<std::uint64_t>(last, std::stoull(ids.substr(at, nl - at)));
+  ASSERT_NE(last, 0u) << ids;
+  // The same node configured twice on one data folder: the second refuses, naming the lock.
+  auto twice = spawn_in(dir.path(), {}, serve);
+  const std::string twice_said = twice->read_rest(10s);
+  EXPECT_EQ(twice->wait(1s), 1) << twice_said;
+  EXPECT_NE(twice_said.find("node 9 is locked"), std::string::npos) << twice_said;
+  first->signal(SIGTERM);
+  ASSERT_EQ(first->wait(10s), 0);
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/leases/node-9.mark"))
+      << "serve --lease-store static:9 kept no high-water mark in its data folder";
+  EXPECT_GE(read_mark(dir.path() + "/leases/node-9.mark"),
+            static_cast<std::int64_t>(last >> 22) + 1288834974657);
+
+  auto behind = spawn_in(dir.path(), clock_back_a_minute(), serve);
+  const std::string said = behind->read_rest(15s);
+  EXPECT_EQ(behind->wait(1s), 1) << said;
+  EXPECT_EQ(said.find("listening"), std::string::npos) << said;
+  EXPECT_NE(said.find("behind the high-water mark"), std::string::npos) << said;
 }
 
 }  // namespace

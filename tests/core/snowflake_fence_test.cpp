@@ -137,6 +137,7 @@ TEST(SnowflakeFenceThreads, LastReadAfterTheFenceCoversEveryIdReturned) {
   for (int round = 0; round < 20; ++round) {
     SnowflakeGenerator gen(kTwitter, 9);
     std::atomic<bool> go{true};
+    std::atomic<std::size_t> issued{0};  // the threads own got[t]; main reads only this count
     std::vector<std::vector<Snowflake>> got(2);
     std::vector<std::thread> threads;
     for (int t = 0; t < 2; ++t)
@@ -144,12 +145,13 @@ TEST(SnowflakeFenceThreads, LastReadAfterTheFenceCoversEveryIdReturned) {
         while (go.load(std::memory_order_relaxed)) {
           try {
             got[t].push_back(gen.next());
+            issued.fetch_add(1, std::memory_order_relaxed);
           } catch (const Error&) {
             return;  // fenced: nothing more from this thread
           }
         }
       });
-    while (got[0].size() + got[1].size() < 20'000) std::this_thread::yield();
+    while (issued.load(std::memory_order_relaxed) < 20'000) std::this_thread::yield();
     gen.set_fence_unix_ms(std::numeric_limits<std::int64_t>::min());
     const std::int64_t mark = gen.last_unix_ms();
     go = false;

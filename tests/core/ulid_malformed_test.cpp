@@ -3,9 +3,12 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ulid.hpp"
+#include "text_paths.hpp"
 
 namespace idforge {
 namespace {
+
+IDFORGE_TEXT_PATH_SUITE(UlidMalformed);
 
 struct Case {
   const char* text;
@@ -26,7 +29,7 @@ const Case kCases[] = {
     {"80000000000000000000000000", 0, "above '7'"},
 };
 
-TEST(UlidMalformed, RejectedWithPositionAndRule) {
+TEST_P(UlidMalformed, RejectedWithPositionAndRule) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.text);
     Ulid u;

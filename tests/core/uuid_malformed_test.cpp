@@ -4,9 +4,12 @@
 
 #include "idforge/error.hpp"
 #include "idforge/uuid.hpp"
+#include "text_paths.hpp"
 
 namespace idforge {
 namespace {
+
+IDFORGE_TEXT_PATH_SUITE(UuidMalformed);
 
 struct Case {
   const char* text;
@@ -37,7 +40,7 @@ const Case kCases[] = {
     {"017f22e2-79b0-7cc3-98c4-dc0c0c07398f\n", 36, "expected 36 characters"},
 };
 
-TEST(UuidMalformed, RejectedWithPositionAndRule) {
+TEST_P(UuidMalformed, RejectedWithPositionAndRule) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.text);
     Uuid u;

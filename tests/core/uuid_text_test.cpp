@@ -2,13 +2,16 @@
 
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "text_paths.hpp"
 
 namespace idforge {
 namespace {
 
+IDFORGE_TEXT_PATH_SUITE(UuidText);
+
 constexpr const char* kCanonical = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
 
-TEST(UuidText, AllFormsParseToTheSameValue) {
+TEST_P(UuidText, AllFormsParseToTheSameValue) {
   const Uuid u = Uuid::parse(kCanonical);
   EXPECT_EQ(Uuid::parse("017F22E2-79B0-7CC3-98C4-DC0C0C07398F"), u);
   EXPECT_EQ(Uuid::parse("017F22e2-79b0-7Cc3-98C4-dc0c0c07398F"), u);
@@ -19,14 +22,14 @@ TEST(UuidText, AllFormsParseToTheSameValue) {
   EXPECT_EQ(Uuid::parse("URN:UUID:017F22E2-79B0-7CC3-98C4-DC0C0C07398F"), u);
 }
 
-TEST(UuidText, FormatsAreLowercase) {
+TEST_P(UuidText, FormatsAreLowercase) {
   const Uuid u = Uuid::parse("017F22E2-79B0-7CC3-98C4-DC0C0C07398F");
   EXPECT_EQ(u.to_string(), kCanonical);
   EXPECT_EQ(u.to_hex(), "017f22e279b07cc398c4dc0c0c07398f");
   EXPECT_EQ(u.to_urn(), std::string("urn:uuid:") + kCanonical);
 }
 
-TEST(UuidText, ToCharsWritesExactly36IntoACallerBuffer) {
+TEST_P(UuidText, ToCharsWritesExactly36IntoACallerBuffer) {
   char buf[40];
   std::fill(std::begin(buf), std::end(buf), '#');
   const Uuid u = Uuid::parse(kCanonical);
@@ -38,7 +41,7 @@ TEST(UuidText, ToCharsWritesExactly36IntoACallerBuffer) {
   EXPECT_EQ(std::string(buf, end), "017f22e279b07cc398c4dc0c0c07398f");
 }
 
-TEST(UuidText, RoundTripsOfRandomValues) {
+TEST_P(UuidText, RoundTripsOfRandomValues) {
   for (int i = 0; i < 10'000; ++i) {
     const Uuid u = Uuid::from_u64(random_u64(), random_u64());
     EXPECT_EQ(Uuid::parse(u.to_string()), u);
@@ -48,7 +51,7 @@ TEST(UuidText, RoundTripsOfRandomValues) {
   }
 }
 
-TEST(UuidText, TryParseAndTheStatusApiDoNotThrow) {
+TEST_P(UuidText, TryParseAndTheStatusApiDoNotThrow) {
   EXPECT_TRUE(Uuid::try_parse(kCanonical).has_value());
   EXPECT_FALSE(Uuid::try_parse("nope").has_value());
   Uuid out = Uuid::max();

@@ -1,5 +1,5 @@
-// Uuid::to_chars and to_hex_chars (vectorised on x86-64) agree with a plain printf formatter
-// on every byte value in every position and on random UUIDs.
+// Uuid::to_chars and to_hex_chars agree with a plain printf formatter on every text path,
+// for every byte value in every position and for random UUIDs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -7,9 +7,12 @@
 
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "text_paths.hpp"
 
 namespace idforge {
 namespace {
+
+IDFORGE_TEXT_PATH_SUITE(UuidToChars);
 
 std::string reference_hex(const Uuid& u) {
   std::string s;
@@ -38,7 +41,7 @@ void expect_matches(const Uuid& u) {
   EXPECT_EQ(std::string(hex, Uuid::kHexSize), reference_hex(u));
 }
 
-TEST(UuidToChars, EveryByteValueInEveryPosition) {
+TEST_P(UuidToChars, EveryByteValueInEveryPosition) {
   for (int pos = 0; pos < 16; ++pos) {
     for (int v = 0; v < 256; ++v) {
       Uuid::Bytes b{};
@@ -49,7 +52,7 @@ TEST(UuidToChars, EveryByteValueInEveryPosition) {
   }
 }
 
-TEST(UuidToChars, RandomUuidsAndEdges) {
+TEST_P(UuidToChars, RandomUuidsAndEdges) {
   expect_matches(Uuid::nil());
   expect_matches(Uuid::max());
   for (int i = 0; i < 20000; ++i) expect_matches(uuid_v4());

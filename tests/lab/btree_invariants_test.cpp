@@ -53,13 +53,14 @@ void expect_sound(const BTreeSim& tree, const std::vector<Key128>& keys) {
   EXPECT_EQ(leaves.size(), s.leaves);
   EXPECT_EQ(s.leaves, s.leaf_splits + 1);
   EXPECT_EQ(s.page_writes, s.inserts + 2 * s.splits());
-  EXPECT_NEAR(s.leaf_fill, static_cast<double>(keys.size()) / (s.leaves * tree.config().leaf_capacity), 1e-12);
+  EXPECT_NEAR(s.leaf_fill,
+              static_cast<double>(keys.size()) / (s.leaves * tree.config().leaf_capacity), 1e-12);
   for (const Key128& k : keys) ASSERT_TRUE(tree.contains(k)) << to_hex(k);
   EXPECT_FALSE(tree.contains({~0ULL, ~0ULL}));
 }
 
 TEST(BTreeInvariants, HoldAfterRandomWorkloadsOfManyShapes) {
-  const Shape shapes[] = {{2, 3, 1.0, 0}, {3, 3, 0.5, 4}, {4, 4, 1.0, 0}, {5, 7, 0.9, 16},
+  const Shape shapes[] = {{2, 3, 1.0, 0},  {3, 3, 0.5, 4},      {4, 4, 1.0, 0},     {5, 7, 0.9, 16},
                           {16, 5, 1.0, 3}, {64, 32, 0.9375, 0}, {255, 100, 0.7, 50}};
   std::uint64_t seed = 1;
   for (const Shape& sh : shapes) {
@@ -124,8 +125,10 @@ TEST(BTreeInvariants, PoolMissesOnlyWhenTheTreeOutgrowsIt) {
     BTreeSim tree(c);
     auto src = make_model_key_source(KeyKind::uuid4);
     for (int i = 0; i < 5000; ++i) tree.insert(src->next());
-    if (pool > 10000) EXPECT_EQ(tree.stats().pool_misses, 0u);
-    else EXPECT_GT(tree.stats().pool_misses, 1000u);
+    if (pool > 10000)
+      EXPECT_EQ(tree.stats().pool_misses, 0u);
+    else
+      EXPECT_GT(tree.stats().pool_misses, 1000u);
   }
 }
 

@@ -79,7 +79,8 @@ TEST(DbEngines, PostgresOrderedKeysFillLeavesMoreThanUuid4) {
 
 TEST(DbEngines, MariadbOrderedKeysFillLeavesMoreThanUuid4) {
   if (!std::getenv("IDFORGE_MARIADB_URL") && !std::getenv("IDFORGE_MARIADB_SOCKET")) {
-    if (require_services()) FAIL() << "IDFORGE_MARIADB_URL is not set and IDFORGE_REQUIRE_SERVICES=1";
+    if (require_services())
+      FAIL() << "IDFORGE_MARIADB_URL is not set and IDFORGE_REQUIRE_SERVICES=1";
     GTEST_SKIP() << "IDFORGE_MARIADB_URL is not set (bash scripts/services.sh start mariadb)";
   }
   const DbRunResult run = small_run(DbEngine::mariadb);

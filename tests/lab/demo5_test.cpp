@@ -47,14 +47,16 @@ TEST(Demo5, SameSeedSameTreeOtherSeedOtherKeys) {
   EXPECT_EQ(a.keys, b.keys);
   EXPECT_EQ(a.stats.page_writes, b.stats.page_writes);
   ASSERT_EQ(a.leaves.size(), b.leaves.size());
-  for (std::size_t i = 0; i < a.leaves.size(); ++i) EXPECT_EQ(a.leaves[i].created, b.leaves[i].created);
+  for (std::size_t i = 0; i < a.leaves.size(); ++i)
+    EXPECT_EQ(a.leaves[i].created, b.leaves[i].created);
   EXPECT_NE(demo_for(KeyKind::uuid4, 8).keys, a.keys);
 }
 
 TEST(Demo5, LeavesHoldEveryCreationNumberOnce) {
   const DemoRun r = demo_for(KeyKind::uuid4);
   std::vector<std::uint64_t> seen;
-  for (const auto& leaf : r.leaves) seen.insert(seen.end(), leaf.created.begin(), leaf.created.end());
+  for (const auto& leaf : r.leaves)
+    seen.insert(seen.end(), leaf.created.begin(), leaf.created.end());
   std::sort(seen.begin(), seen.end());
   for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i + 1);
   EXPECT_EQ(seen.size(), 12u);

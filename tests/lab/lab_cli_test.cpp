@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "idforge/lab/memory_lab.hpp"
 #include "run_command.hpp"
 
 namespace idforge {
@@ -16,7 +17,9 @@ using test::run_idforge;
 TEST(LabCli, DemoPrintsSeedsUuid7NumbersAndRepeatsUuid4) {
   const auto r = run_idforge({"lab", "btree", "--demo"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("uuid7: 3 leaves, 2 splits, 16 page writes, leaf fill 100.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("uuid7: 3 leaves, 2 splits, 16 page writes, leaf fill 100.0%"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("p1 [  1  2  3  4 ]"), std::string::npos) << r.out;
   EXPECT_EQ(run_idforge({"lab", "btree", "--demo"}).out, r.out);
   const auto other = run_idforge({"lab", "btree", "--demo", "--seed", "99"});
@@ -39,12 +42,13 @@ TEST(LabCli, DemoJsonHasTheScoreboardFields) {
 
 TEST(LabCli, ScaleRunWritesJsonAndAnSvgChart) {
   const auto svg = (std::filesystem::temp_directory_path() / "idforge-lab-cli-test.svg").string();
-  const auto r = run_idforge({"lab", "btree", "--kinds", "snowflake,uuid4", "--n", "2e5", "--pool-pages", "50",
-                              "--json", "--svg", svg});
+  const auto r = run_idforge({"lab", "btree", "--kinds", "snowflake,uuid4", "--n", "2e5",
+                              "--pool-pages", "50", "--json", "--svg", svg});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["results"].size(), 2u);
-  for (const char* f : {"kind", "splits", "page_writes", "leaves", "leaf_fill", "index_bytes", "inserts_per_s"})
+  for (const char* f :
+       {"kind", "splits", "page_writes", "leaves", "leaf_fill", "index_bytes", "inserts_per_s"})
     EXPECT_TRUE(j["results"][0].contains(f)) << f;
   EXPECT_GT(j["results"][0]["leaf_fill"].get<double>(), j["results"][1]["leaf_fill"].get<double>());
   std::ifstream in(svg);
@@ -55,10 +59,11 @@ TEST(LabCli, ScaleRunWritesJsonAndAnSvgChart) {
 }
 
 TEST(LabCli, CostReproducesTheSeedAndNamesTheFillSource) {
-  const auto r = run_idforge({"lab", "cost", "--rows", "1e9", "--copies", "5", "--fill-from", "seed"});
+  const auto r =
+      run_idforge({"lab", "cost", "--rows", "1e9", "--copies", "5", "--fill-from", "seed"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"40 GB", "80 GB", "180 GB", "42 GB", "114 GB", "257 GB", "(tight)", "$650", "$5200",
-                        "seed's assumption"})
+  for (const char* s : {"40 GB", "80 GB", "180 GB", "42 GB", "114 GB", "257 GB", "(tight)", "$650",
+                        "$5200", "seed's assumption"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   const auto sim = run_idforge({"lab", "cost", "--sim-keys", "1e5", "--json"});
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
@@ -83,8 +88,80 @@ TEST(LabCli, BadOptionsGetOneLineNamingTheValue) {
   for (const auto& c : cases) {
     const auto r = run_idforge(c.args);
     EXPECT_NE(r.exit_code, 0) << c.says;
-    EXPECT_NE(r.err.find(c.says), std::string::npos) << "stderr: " << r.err << " expected: " << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos)
+        << "stderr: " << r.err << " expected: " << c.says;
   }
+}
+
+TEST(AdviseCli, SecretsGetATokenInJson) {
+  const auto r = run_idforge({"advise", "--secret", "--databases", "4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["key"], "token");
+  EXPECT_EQ(j["command"], "idforge gen token --bits 256");
+  EXPECT_TRUE(j["situation"]["secret"].get<bool>());
+  EXPECT_FALSE(j["measured"]["source"].get<std::string>().empty());
+}
+
+TEST(AdviseCli, TextNamesTheSchemeTheCommandAndTheMeasuredSource) {
+  const auto r = run_idforge({"advise", "--databases", "3", "--writes-per-second", "40000",
+                              "--rows", "5e9", "--js-clients"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"Use: Snowflake", "idforge gen snowflake", "id_str",
+                        "Why:", "Measured: the recorded run", "UUIDv4 as 36-char text"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(AdviseCli, MeasuredFileSuppliesTheNumbers) {
+  lab::MemoryLabResult run;
+  run.engine = lab::DbEngine::postgres;
+  run.server_version = "PostgreSQL test";
+  run.settings = "a test run";
+  run.page_bytes = 8192;
+  lab::MemoryKindResult v7, v4;
+  v7.kind = lab::KeyKind::uuid7;
+  v7.column_type = "uuid";
+  v7.leaf_fill = 0.9;
+  v7.p50_after_ms = 0.25;
+  v7.inserts_per_s_after = 4000;
+  v7.wal_bytes_after = 100;
+  v7.index_bytes = 1000;
+  v4 = v7;
+  v4.kind = lab::KeyKind::uuid4;
+  v4.leaf_fill = 0.61;
+  v4.p50_before_ms = 0.3;
+  v4.p50_after_ms = 7.75;
+  v4.after_is_past_knee = true;
+  run.results = {v7, v4};
+  const auto path =
+      (std::filesystem::temp_directory_path() / "idforge-advise-measured.json").string();
+  std::ofstream(path) << lab::memory_lab_json(run);
+  const auto r = run_idforge({"advise", "--databases", "2", "--measured", path, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_DOUBLE_EQ(j["measured"]["slowdown_vs_ordered"].get<double>(), 31.0);
+  EXPECT_DOUBLE_EQ(j["measured"]["fill_random"].get<double>(), 0.61);
+  EXPECT_NE(j["measured"]["source"].get<std::string>().find(path), std::string::npos);
+  EXPECT_NE(r.out.find("31x slower"), std::string::npos) << r.out;
+  std::filesystem::remove(path);
+}
+
+TEST(AdviseCli, BadInputIsOneLineNamingTheValue) {
+  const auto missing = run_idforge({"advise", "--measured", "/nonexistent/run.json"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("--measured '/nonexistent/run.json': no such file"), std::string::npos)
+      << missing.err;
+  const auto rows = run_idforge({"advise", "--rows", "lots"});
+  EXPECT_EQ(rows.exit_code, 1);
+  EXPECT_NE(rows.err.find("--rows 'lots'"), std::string::npos) << rows.err;
+  const auto dbs = run_idforge({"advise", "--databases", "0"});
+  EXPECT_EQ(dbs.exit_code, 2);
+}
+
+TEST(LabCli, MemoryRunRefusesATooSmallLimitBeforeStartingAnything) {
+  const auto r = run_idforge({"lab", "db", "--engine", "postgres", "--memory-mb", "4"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("memory 4 MiB: postgres needs at least 16 MiB"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ namespace {
 void expect_balanced(const std::string& svg) {
   std::vector<std::string> stack;
   const std::regex tag(R"(<(/?)([a-zA-Z]+)[^>]*?(/?)>)");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tag); it != std::sregex_iterator();
+       ++it) {
     const auto& m = *it;
     if (m[3] == "/") continue;
     if (m[1] == "/") {
@@ -30,7 +31,10 @@ void expect_balanced(const std::string& svg) {
 
 TEST(SvgChart, RendersBalancedDocumentWithSeriesAndBars) {
   SvgChart c("Insert rate & size <test>");
-  c.add(LinePanel{"rate", "rows", "inserts/s", {{"uuid7", {1, 2, 3}, {100, 90, 95}}, {"uuid4", {1, 2, 3}, {80, 40, 20}}}});
+  c.add(LinePanel{"rate",
+                  "rows",
+                  "inserts/s",
+                  {{"uuid7", {1, 2, 3}, {100, 90, 95}}, {"uuid4", {1, 2, 3}, {80, 40, 20}}}});
   c.add(BarPanel{"size", "bytes", {"uuid7", "uuid4"}, {1e6, 1.4e6}, {}});
   const std::string svg = c.render();
   expect_balanced(svg);
@@ -72,6 +76,37 @@ TEST(SvgChart, ShortNumbers) {
   EXPECT_EQ(short_number(12), "12");
   EXPECT_EQ(short_number(0.69), "0.69");
   EXPECT_EQ(short_number(3e9), "3G");
+}
+
+TEST(SvgChart, LogAxesAndMarkers) {
+  LinePanel p{
+      "latency",
+      "rows",
+      "ms",
+      {{"uuid4", {1e4, 1e5, 1e6}, {0.2, 2, 20}}, {"uuid7", {1e4, 1e5, 1e6}, {0.2, 0.2, 0.3}}}};
+  p.log_y = true;
+  p.markers.push_back({2e5, "uuid4 leaves memory", 0});
+  p.markers.push_back({5e7, "off the chart", 1});
+  const std::string svg = SvgChart("log").add(p).render();
+  expect_balanced(svg);
+  EXPECT_NE(svg.find("uuid4 leaves memory"), std::string::npos);
+  EXPECT_EQ(svg.find("off the chart"), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);
+  // Ticks at powers of ten from 0.1 to 100 on the log axis.
+  for (const char* t : {">0.1</text>", ">1</text>", ">10</text>", ">100</text>"})
+    EXPECT_NE(svg.find(t), std::string::npos) << t;
+  LinePanel w{"writers", "writers", "inserts/s", {{"a", {1, 2, 4, 8, 16, 32}, {1, 2, 3, 4, 5, 6}}}};
+  w.log_x = true;
+  expect_balanced(SvgChart("w").add(w).render());
+}
+
+TEST(SvgChart, LogTicksCoverTheRangeAndThinOut) {
+  EXPECT_EQ(log_ticks(1, 100), (std::vector<double>{1, 2, 5, 10, 20, 50, 100}));
+  const auto many = log_ticks(1e-3, 1e6);
+  EXPECT_EQ(many.front(), 1e-3);
+  EXPECT_EQ(many.back(), 1e6);
+  EXPECT_EQ(many.size(), 10u);
+  EXPECT_THROW(log_ticks(0, 10), Error);
 }
 
 }  // namespace

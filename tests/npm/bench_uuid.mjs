@@ -142,6 +142,12 @@ function table(gbPath) {
       ['Boost 1.81 `string_generator`', 'BM_Boost181_StringGenerator', true],
       ['npm uuid `parse()`', 'npm uuid parse()', true],
     ]],
+    ['text paths', null, [
+      ['idforge `to_chars` of 256 UUIDs, one call, per ID', 'BM_Idforge_UuidToCharsBatch/256'],
+      ['idforge `to_chars` of 256 ULIDs, one call, per ID', 'BM_Idforge_UlidToCharsBatch/256'],
+      ...['UuidToChars', 'UuidToHex', 'UuidParse', 'UuidParseHex', 'UlidToChars', 'UlidParse'].flatMap((op) =>
+        ['scalar', 'ssse3', 'avx2'].map((p) => [`idforge ${op}, ${p} path`, `BM_Idforge_Text_${op}_${p}`, false, true])),
+    ]],
     ['other text', null, [
       ['idforge `Ulid::to_chars`', 'BM_Idforge_UlidToChars'],
       ['idforge `parse_ulid`', 'BM_Idforge_UlidParse'],
@@ -152,7 +158,8 @@ function table(gbPath) {
     ]],
   ];
   for (const [group, base, entries] of groups) {
-    for (const [label, name, isPeer] of entries) {
+    for (const [label, name, isPeer, optional] of entries) {
+      if (optional && !g.has(name)) continue;  // a path this CPU does not have
       const ns = get(name);
       const ratio = isPeer && base ? `${(ns / get(base)).toFixed(1)}×` : '';
       out.push(`| ${group} | ${label} | ${f(ns)} | ${ratio} |`);

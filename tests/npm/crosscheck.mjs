@@ -3,7 +3,9 @@
 //  1. what `idforge gen` makes, the packages accept, with the same version and time;
 //  2. what the packages make, `idforge inspect --json` decodes to the same kind, version,
 //     time and canonical text;
-//  3. `idforge convert` agrees with the packages' own conversions.
+//  3. `idforge convert` agrees with the packages' own conversions;
+//  4. `idforge mask` turns UUIDv7s (npm-made and idforge-made) into what npm uuid reads as
+//     version 4 with the RFC 9562 variant, and `idforge unmask` gives back the exact v7.
 // Usage: node crosscheck.mjs /path/to/idforge    (run by CTest through run_crosscheck.sh)
 import { execFileSync } from 'node:child_process';
 import * as uuid from 'uuid';
@@ -266,6 +268,31 @@ section('idforge convert agrees with ulid.uuidToULID/ulidToUUID and TypeID.fromU
   const ulids = Array.from({ length: 200 }, () => ulid.ulid());
   const back = lines(['convert', ...ulids, '--to', 'uuid']);
   ulids.forEach((x, i) => check(`uuid of ${x}`, back[i] === ulid.ulidToUUID(x).toLowerCase()));
+});
+
+// ---------------------------------------------------------------------------------------
+// 4. masking a v7 gives a UUID that npm's parser takes for a v4, and back
+
+section('idforge mask (v7 as v4) -> npm uuid validates version 4, RFC variant; unmask gives the v7 back', () => {
+  const key = run(['mask', '--new-key', '1']).trim();
+  const env = { ...process.env, IDFORGE_MASK_KEYS: key, IDFORGE_MASK_KEY_FILE: '' };
+  const withKey = (args) =>
+    execFileSync(idforge, args, { encoding: 'utf8', env, maxBuffer: 64 << 20 }).split('\n').filter((l) => l.length > 0);
+  const v7s = TIMES.map((ms) => uuid.v7({ msecs: ms }));
+  for (let i = 0; i < N; i++) v7s.push(uuid.v7());
+  v7s.push(...gen(['uuid7', '-n', '200']).ids.map((x) => x.id));
+  const masked = withKey(['mask', '--form', 'raw', ...v7s]);
+  check('count', masked.length === v7s.length, `${masked.length} vs ${v7s.length}`);
+  masked.forEach((m, i) => {
+    check(`validate ${m}`, uuid.validate(m));
+    check(`version ${m}`, uuid.version(m) === 4, String(uuid.version(m)));
+    check(`variant ${m}`, /^[89ab]$/.test(m[19]), m[19]);
+    check(`round trip ${m}`, uuid.stringify(uuid.parse(m)) === m);
+    check(`no time ${m}`, m.slice(0, 8) !== v7s[i].slice(0, 8));
+  });
+  const back = withKey(['unmask', ...masked]);
+  back.forEach((b, i) => check(`unmask ${masked[i]}`, b === v7s[i], `${b} vs ${v7s[i]}`));
+  check('distinct', new Set(masked).size === masked.length);
 });
 
 console.log(`${passed} passed, ${failed} failed`);

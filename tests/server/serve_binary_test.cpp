@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "http_client.hpp"
 #include "live_server.hpp"
 #include "raw_http.hpp"
 
@@ -27,7 +28,8 @@ struct Child {
   int out = -1;  // read end of its stdout
 };
 
-Child spawn(const std::vector<std::string>& args) {
+// env entries ("NAME=value") are set in the child before it starts idforge.
+Child spawn(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   Child c;
@@ -36,6 +38,10 @@ Child spawn(const std::vector<std::string>& args) {
     ::dup2(fds[1], STDOUT_FILENO);
     ::close(fds[0]);
     ::close(fds[1]);
+    for (const auto& e : env) {
+      const auto eq = e.find('=');
+      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+    }
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(IDFORGE_BINARY));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -322,6 +328,60 @@ TEST(ServeBinary, SigtermFinishesTheRequestInFlightAndReleasesTheLease) {
       << m.responses[0].body;
 }
 #endif
+
+
+// Reads the "listening on" line and returns the port, or 0.
+int read_port(const Child& c) {
+  std::string line;
+  char ch;
+  while (::read(c.out, &ch, 1) == 1 && ch != '\n') line += ch;
+  std::smatch m;
+  if (!std::regex_match(line, m,
+                        std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)")))
+    return 0;
+  return std::stoi(m[1]);
+}
+
+TEST(ServeBinary, MasksWithKeysFromAFileOrTheEnvironment) {
+  const std::string key = "4:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const std::string file = ::testing::TempDir() + "/idforge_serve_mask_keys";
+  std::ofstream(file) << key << "\n";
+  const std::vector<std::string> base = {"serve", "--port", "0", "--access-log",
+                                         "off",   "--node", "3",
+                                         "--data", ::testing::TempDir() + "/idforge_serve_mask_data"};
+  std::vector<std::string> with_file = base;
+  with_file.insert(with_file.end(), {"--mask-key-file", file});
+  std::string first;
+  for (const auto& [args, env] :
+       {std::pair{with_file, std::vector<std::string>{"IDFORGE_MASK_KEYS="}},
+        std::pair{base, std::vector<std::string>{"IDFORGE_MASK_KEYS=" + key,
+                                                 "IDFORGE_MASK_KEY_FILE="}}}) {
+    Child c = spawn(args, env);
+    const int port = read_port(c);
+    ASSERT_NE(port, 0);
+    idforge::test::HttpClient cli("127.0.0.1", port);
+    auto r = cli.Get("/v1/mask/4001", {{"Accept", "text/plain"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+    if (first.empty()) first = r->body;
+    EXPECT_EQ(r->body, first) << "the file and the variable hold the same key";
+    auto back =
+        cli.Get("/v1/unmask/" + r->body.substr(0, r->body.size() - 1), {{"Accept", "text/plain"}});
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->body, "4001\n");
+    ::kill(c.pid, SIGTERM);
+    EXPECT_EQ(wait_exit(c.pid, 10), 0);
+    ::close(c.out);
+  }
+  std::remove(file.c_str());
+}
+
+TEST(ServeBinary, RefusesToStartWithABadMaskKeyFile) {
+  Child c = spawn({"serve", "--port", "0", "--access-log", "off", "--node", "3", "--mask-key-file",
+                   "/nonexistent/idforge-keys"});
+  EXPECT_EQ(wait_exit(c.pid, 10), 1);
+  ::close(c.out);
+}
 
 TEST(ServeBinary, RefusesToBindBeyondLoopbackWithoutToken) {
   Child c = spawn({"serve", "--bind", "0.0.0.0", "--port", "0"});

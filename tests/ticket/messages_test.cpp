@@ -81,5 +81,73 @@ TEST(TicketMessages, PostgresSqlErrorsComeOnOneLine) {
   }
 }
 
+TEST(TicketMessages, RedactionHidesPasswordsWithQueryAndFragmentMarks) {
+  EXPECT_EQ(redact_url("postgres://u:pa?ss@h:5432/d"), "postgres://u:***@h:5432/d");
+  EXPECT_EQ(redact_url("postgres://u:pa#ss@h:5432/d"), "postgres://u:***@h:5432/d");
+  EXPECT_EQ(redact_url("postgres://u:p/a@s?s#w@h:5432/d?sslmode=disable"),
+            "postgres://u:***@h:5432/d?sslmode=disable");
+  EXPECT_EQ(redact_url("postgres://u@h:5432/d?application_name=a@b"),
+            "postgres://u@h:5432/d?application_name=a@b");
+}
+
+TEST(TicketMessages, ScrubRemovesEveryPieceOfThePassword) {
+  const std::string url = "postgres://u:x@Pass/Wrong@127.0.0.1:5432/d";
+  EXPECT_EQ(scrub_password("could not translate host name \"Pass@127.0.0.1\"", url),
+            "could not translate host name \"***@127.0.0.1\"");
+  EXPECT_EQ(scrub_password("invalid integer value \"Wrong\" for connection option \"port\"", url),
+            "invalid integer value \"***\" for connection option \"port\"");
+  // A one-letter piece goes only where it stands alone.
+  EXPECT_EQ(scrub_password("x exists, but not in xylophone", url),
+            "*** exists, but not in xylophone");
+  EXPECT_EQ(scrub_password("pw%41bc here", "postgres://u:pw%41bc@h/d"), "*** here");
+  EXPECT_EQ(scrub_password("pwAbc here", "postgres://u:pw%41bc@h/d"), "*** here");
+}
+
+// libpq, given a password holding '@' or '/', reads a piece of it as the host or the port and
+// says so: no piece may reach the message.
+TEST(TicketMessages, PostgresPasswordPiecesNeverShown) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
+  const std::string base =
+      test::split_urls(urls).at(0);  // postgres://postgres@127.0.0.1:P/postgres
+  const std::string hostport =
+      base.substr(base.find('@') + 1, base.rfind('/') - base.find('@') - 1);
+  for (const std::string& pw : {std::string("Secr1t@Pass7"), std::string("Wrong9/Secr1t")}) {
+    const std::string url = "postgres://postgres:" + pw + "@" + hostport + "/postgres";
+    for (const auto& args : {std::vector<std::string>{"ticket", "next", "--servers", url},
+                             std::vector<std::string>{"seq", "stats", "--store", url}}) {
+      const auto r = test::run_cli(args);
+      EXPECT_EQ(r.exit_code, 1) << r.out;
+      for (const char* piece : {"Secr1t", "Pass7", "Wrong9"})
+        EXPECT_EQ(r.err.find(piece), std::string::npos) << piece << " shown in: " << r.err;
+      EXPECT_NE(r.err.find("postgres://postgres:***@" + hostport), std::string::npos) << r.err;
+    }
+  }
+}
+
+// A password holding '?' or '#' connects, and is neither printed nor stored in the record.
+TEST(TicketMessages, PostgresPasswordWithQueryMarkIsNeverShownOrStored) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
+  const std::string base = test::split_urls(urls).at(0);
+  const std::string hostport =
+      base.substr(base.find('@') + 1, base.rfind('/') - base.find('@') - 1);
+  test::run_sql(base,
+                "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'idf_q') THEN "
+                "CREATE ROLE idf_q SUPERUSER LOGIN PASSWORD 'pa?ss#Wd9'; END IF; END $$");
+  const std::string url = "postgres://idf_q:pa?ss#Wd9@" + hostport + "/postgres";
+  const std::string name = test::unique_name("qmark");
+  auto r = test::run_cli({"ticket", "init", "--name", name, "--servers", url});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_cli({"ticket", "status", "--name", name, "--servers", url});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("postgres://idf_q:***@" + hostport), std::string::npos) << r.out;
+  test::Session s(base);
+  const std::string stored =
+      s.scalar("SELECT members FROM idforge_ticket_members WHERE name = '" + name + "'");
+  EXPECT_NE(stored.find("idf_q:***@"), std::string::npos) << stored;
+  for (const auto& text : {r.out, r.err, stored})
+    for (const char* piece : {"pa?ss", "ss#Wd9", "Wd9"})
+      EXPECT_EQ(text.find(piece), std::string::npos) << piece << " in: " << text;
+}
+
 }  // namespace
 }  // namespace idforge::ticket

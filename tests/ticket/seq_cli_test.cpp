@@ -126,5 +126,38 @@ TEST(SeqCli, NumbersPastTheRangeAreRefusedNotClamped) {
   EXPECT_EQ(r.out.find("\"name\":\"x\""), std::string::npos) << "nothing was created: " << r.out;
 }
 
+// The values run up to 2^63-1 inclusive: the last block ends there (shorter when fewer are
+// left), and only after it is the sequence exhausted.
+void hands_out_up_to_the_largest(const std::string& store) {
+  const std::string top = test::unique_name("top"), few = test::unique_name("few");
+  auto r =
+      test::run_cli({"seq", "create", top, "--start", "9223372036854775807", "--store", store});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_cli({"seq", "next", top, "--store", store});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "9223372036854775807\n");
+  r = test::run_cli({"seq", "next", top, "--store", store});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("every value up to 2^63-1"), std::string::npos) << r.err;
+
+  r = test::run_cli({"seq", "create", few, "--start", "9223372036854775805", "--store", store});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_cli({"seq", "next", few, "-n", "3", "--store", store});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "9223372036854775805\n9223372036854775806\n9223372036854775807\n");
+  r = test::run_cli({"seq", "next", few, "--store", store});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+}
+
+TEST(SeqCli, SqliteHandsOutValuesUpToTheLargest) {
+  const std::string dir = test::temp_dir();
+  hands_out_up_to_the_largest("sqlite:" + dir + "/big.db");
+}
+
+TEST(SeqCli, PostgresHandsOutValuesUpToTheLargest) {
+  IDFORGE_NEED_SERVICE(url, "IDFORGE_PG_URL");
+  hands_out_up_to_the_largest(url);
+}
+
 }  // namespace
 }  // namespace idforge::ticket

@@ -188,5 +188,56 @@ TEST(TicketConcurrent, MariaDbResizeWaitingOnAHeldLockGivesUp) {
   lock_held_elsewhere(test::split_urls(urls), "LOCK TABLES idforge_tickets_NAME WRITE");
 }
 
+// A resize that reads the servers while another one moves them: it reads the first three
+// before the other resize, which retires them, and the last one after. It must refuse before
+// its first fence (it changes nothing), not fence a server and fail on the next.
+void read_across_a_shrink(const std::vector<std::string>& urls) {
+  const std::string name = test::unique_name("across");
+  const std::vector<std::string> four{urls[0], urls[1], urls[2], urls[3]};
+  auto r = test::run_cli({"ticket", "init", "--name", name, "--servers", join(four)}, kLimitS);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::unique_ptr<TicketServer>> loser;
+  for (auto it = four.rbegin(); it != four.rend(); ++it) loser.push_back(open_ticket_server(*it));
+  bool winner_ran = false;
+  // The winner runs when the loser first talks to the last server of its list.
+  loser.back()->set_statement_hook([&](std::string_view) {
+    if (winner_ran) return;
+    winner_ran = true;
+    const auto w = test::run_cli(
+        {"ticket", "resize", "--to", "1", "--name", name, "--servers", join(four)}, kLimitS);
+    ASSERT_EQ(w.exit_code, 0) << w.err;
+  });
+  try {
+    resize_ticket_set(loser, name, 2);
+    ADD_FAILURE() << "the resize went ahead on a view read across another resize";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("changed meanwhile"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nothing changed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(winner_ran);
+  // Nothing left fenced: the winner's member hands out values.
+  const auto rec = test::probe_record(urls[0], name);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->state, "active");
+  EXPECT_EQ(rec->epoch, 2);
+  r = test::run_cli({"ticket", "next", "-n", "3", "--name", name, "--servers", join(four)},
+                    kLimitS);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(TicketConcurrent, PostgresResizeReadAcrossAnotherResizeChangesNothing) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
+  read_across_a_shrink(test::split_urls(urls));
+}
+TEST(TicketConcurrent, MariaDbResizeReadAcrossAnotherResizeChangesNothing) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  auto list = test::split_urls(urls);
+  if (list.size() < 4) {
+    // Three instances: a fourth database on the first one is a server of its own.
+    list.push_back(list[0].substr(0, list[0].rfind('/') + 1) + "idforge_fourth");
+  }
+  read_across_a_shrink(list);
+}
+
 }  // namespace
 }  // namespace idforge::ticket

@@ -150,5 +150,31 @@ TEST(TicketMembership, MariaDbMemberLeftOutIsRefusedDroppedOnPurposeAndRetiredWh
   left_out_member(list.at(0), list.at(1), p3);
 }
 
+// A member whose URL carries a wrong password answers (it refuses the login): it runs and
+// hands out its values, so --drop must refuse it rather than count it as gone.
+TEST(TicketMembership, MariaDbMemberThatRefusesTheLoginIsNotDropped) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  const auto list = test::split_urls(urls);
+  const std::string root2 = list.at(1);  // mariadb://root@127.0.0.1:PORT/idforge
+  const std::string hostport =
+      root2.substr(root2.find('@') + 1, root2.rfind('/') - root2.find('@') - 1);
+  test::run_sql(root2, "CREATE USER IF NOT EXISTS 'idf_drop'@'127.0.0.1' IDENTIFIED BY 'Right7'");
+  test::run_sql(root2, "GRANT ALL ON *.* TO 'idf_drop'@'127.0.0.1'");
+  const std::string name = test::unique_name("refuses");
+  const std::string good = "mysql://idf_drop:Right7@" + hostport + "/idforge";
+  const std::string bad = "mysql://idf_drop:Wrong7@" + hostport + "/idforge";
+  auto r = test::run_cli({"ticket", "init", "--name", name, "--servers", list.at(0) + "," + good});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_cli({"ticket", "resize", "--to", "1", "--name", name, "--servers",
+                     list.at(0) + "," + bad, "--drop", bad, "--gap", "100"});
+  EXPECT_EQ(r.exit_code, 1) << "a running member was dropped: " << r.out;
+  EXPECT_NE(r.err.find("answers but refused"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing changed"), std::string::npos) << r.err;
+  const auto rec = test::probe_record(root2, name);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->state, "active");
+  EXPECT_EQ(rec->epoch, 1);
+}
+
 }  // namespace
 }  // namespace idforge::ticket

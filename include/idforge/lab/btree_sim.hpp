@@ -36,18 +36,20 @@ namespace idforge::lab {
 
 /// Shape and rules of a simulated index. Validated by BTreeSim's constructor.
 struct BTreeConfig {
-  std::uint32_t leaf_capacity = 4;      ///< keys a leaf page holds; >= 2
-  std::uint32_t interior_fanout = 16;   ///< children an interior page holds; >= 3
-  double rightmost_fill = 1.0;          ///< share of a full rightmost page kept on a right-edge split; (0, 1]
-  std::uint32_t page_bytes = 0;         ///< bytes a page takes, for index_bytes (0: not known)
-  std::uint64_t pool_pages = 0;         ///< LRU buffer pool size in pages; 0 = unlimited
-  bool record_creation = false;         ///< keep each key's creation number (for leaves())
+  std::uint32_t leaf_capacity = 4;     ///< keys a leaf page holds; >= 2
+  std::uint32_t interior_fanout = 16;  ///< children an interior page holds; >= 3
+  double rightmost_fill =
+      1.0;  ///< share of a full rightmost page kept on a right-edge split; (0, 1]
+  std::uint32_t page_bytes = 0;  ///< bytes a page takes, for index_bytes (0: not known)
+  std::uint64_t pool_pages = 0;  ///< LRU buffer pool size in pages; 0 = unlimited
+  bool record_creation = false;  ///< keep each key's creation number (for leaves())
 
   /// Capacities from sizes: a leaf holds page_bytes / (key_bytes + entry_overhead) keys,
   /// an interior page page_bytes / (key_bytes + child_pointer_bytes) children. Throws
   /// Error(errc::invalid_argument) naming the value when a page cannot hold 2 keys.
   static BTreeConfig for_page(std::uint32_t page_bytes, std::uint32_t key_bytes,
-                              std::uint32_t entry_overhead = 0, std::uint32_t child_pointer_bytes = 8);
+                              std::uint32_t entry_overhead = 0,
+                              std::uint32_t child_pointer_bytes = 8);
   /// Throws Error(errc::invalid_argument) naming the first field that breaks its rule.
   void validate() const;
 };
@@ -57,22 +59,23 @@ struct BTreeStats {
   std::uint64_t inserts = 0;
   std::uint64_t leaf_splits = 0;
   std::uint64_t interior_splits = 0;
-  std::uint64_t page_writes = 0;      ///< 1 per insert + 2 per page split
+  std::uint64_t page_writes = 0;  ///< 1 per insert + 2 per page split
   std::uint64_t leaves = 0;
   std::uint64_t interior_pages = 0;
-  std::uint32_t height = 1;           ///< levels, leaves included (1: the root is a leaf)
-  std::uint64_t pool_misses = 0;      ///< page reads the LRU pool could not serve
-  double leaf_fill = 0;               ///< keys / (leaves * leaf_capacity), 0..1
-  std::uint64_t index_bytes = 0;      ///< (leaves + interior_pages) * page_bytes
+  std::uint32_t height = 1;       ///< levels, leaves included (1: the root is a leaf)
+  std::uint64_t pool_misses = 0;  ///< page reads the LRU pool could not serve
+  double leaf_fill = 0;           ///< keys / (leaves * leaf_capacity), 0..1
+  std::uint64_t index_bytes = 0;  ///< (leaves + interior_pages) * page_bytes
   /// Every page split, leaf or interior.
   std::uint64_t splits() const noexcept { return leaf_splits + interior_splits; }
 };
 
 /// One leaf as a page would show it: keys in order, with their creation numbers.
 struct LeafView {
-  std::uint32_t page = 0;              ///< page number, in the order pages were made (0 = first)
-  std::vector<Key128> keys;            ///< sorted
-  std::vector<std::uint64_t> created;  ///< creation number of keys[i] (1 = first insert); empty unless record_creation
+  std::uint32_t page = 0;    ///< page number, in the order pages were made (0 = first)
+  std::vector<Key128> keys;  ///< sorted
+  std::vector<std::uint64_t>
+      created;  ///< creation number of keys[i] (1 = first insert); empty unless record_creation
 };
 
 /// A simulated B+ tree. Single-threaded; copyable (a copy is an independent tree).
@@ -100,21 +103,21 @@ class BTreeSim {
 
  private:
   struct Leaf {
-    Key128 max;               // largest key in the leaf (valid when count > 0)
+    Key128 max;  // largest key in the leaf (valid when count > 0)
     std::uint32_t count = 0;
     std::uint32_t page = 0;
     std::uint32_t next = kNone;  // right sibling
   };
   struct Interior {
-    std::vector<Key128> seps;            // seps[i] = smallest key under child[i+1]
-    std::vector<std::uint64_t> sep_hi;   // seps[i].hi: the search reads 8 bytes a step, not 16
-    std::vector<std::uint32_t> child;    // leaf indexes at level 1, interior indexes above
+    std::vector<Key128> seps;           // seps[i] = smallest key under child[i+1]
+    std::vector<std::uint64_t> sep_hi;  // seps[i].hi: the search reads 8 bytes a step, not 16
+    std::vector<std::uint32_t> child;   // leaf indexes at level 1, interior indexes above
     std::uint32_t page = 0;
   };
   struct PathStep {
-    std::uint32_t node;   // interior index
-    std::uint32_t slot;   // child slot taken
-    bool rightmost;       // node is the rightmost page of its level
+    std::uint32_t node;  // interior index
+    std::uint32_t slot;  // child slot taken
+    bool rightmost;      // node is the rightmost page of its level
   };
   static constexpr std::uint32_t kNone = 0xffffffffu;
   static constexpr int kMaxHeight = 48;
@@ -124,7 +127,9 @@ class BTreeSim {
   void split_leaf(std::uint32_t leaf, const Key128& key, std::uint64_t created, bool rightmost,
                   const PathStep* path, int depth);
   void insert_separator(const PathStep* path, int depth, const Key128& sep, std::uint32_t right);
-  Key128* slots(std::uint32_t leaf) noexcept { return keys_.data() + std::size_t{leaf} * config_.leaf_capacity; }
+  Key128* slots(std::uint32_t leaf) noexcept {
+    return keys_.data() + std::size_t{leaf} * config_.leaf_capacity;
+  }
   const Key128* slots(std::uint32_t leaf) const noexcept {
     return keys_.data() + std::size_t{leaf} * config_.leaf_capacity;
   }

@@ -15,8 +15,9 @@ namespace idforge::lab {
 /// One ID format with the leaf fill to assume for it and where that fill came from.
 struct CostInput {
   KeyKind kind{};
-  double fill = 0;          ///< leaf fill, (0, 1]
-  std::string fill_source;  ///< e.g. "seed's assumption", "simulator, 2000000 keys", "measured: sqlite"
+  double fill = 0;  ///< leaf fill, (0, 1]
+  std::string
+      fill_source;  ///< e.g. "seed's assumption", "simulator, 2000000 keys", "measured: sqlite"
 };
 
 /// Sizes and prices. Defaults reproduce the seed: 1e9 rows, 5 copies, power-of-two servers,
@@ -32,11 +33,11 @@ struct CostOptions {
 /// One row of the seed's tables.
 struct CostRow {
   CostInput input;
-  double raw_bytes = 0;     ///< key bytes x copies x rows
-  double index_bytes = 0;   ///< raw_bytes / fill
-  double server_gb = 0;     ///< smallest tier >= index size; 0 if beyond the largest tier
-  bool tight = false;       ///< index above tight_share of server_gb
-  double usd_per_month = 0; ///< server_gb x usd_per_gb_month
+  double raw_bytes = 0;      ///< key bytes x copies x rows
+  double index_bytes = 0;    ///< raw_bytes / fill
+  double server_gb = 0;      ///< smallest tier >= index size; 0 if beyond the largest tier
+  bool tight = false;        ///< index above tight_share of server_gb
+  double usd_per_month = 0;  ///< server_gb x usd_per_gb_month
 };
 
 /// The seed's own inputs: Snowflake, UUIDv7, UUIDv4 binary at 95% / 95% / 70%, UUIDv4 text at 70%.
@@ -44,6 +45,7 @@ std::vector<CostInput> seed_cost_inputs();
 
 /// The table for inputs. Throws Error(errc::invalid_argument) for rows < 1, copies 0, or a
 /// fill outside (0, 1], naming the value.
-std::vector<CostRow> cost_table(const std::vector<CostInput>& inputs, const CostOptions& options = {});
+std::vector<CostRow> cost_table(const std::vector<CostInput>& inputs,
+                                const CostOptions& options = {});
 
 }  // namespace idforge::lab

@@ -49,12 +49,12 @@ struct DbConnection {
 /// One run.
 struct DbRunOptions {
   DbEngine engine = DbEngine::sqlite;
-  std::uint64_t rows = 100'000;            ///< rows a kind; >= 10
+  std::uint64_t rows = 100'000;  ///< rows a kind; >= 10
   std::vector<KeyKind> kinds{KeyKind::snowflake, KeyKind::uuid7, KeyKind::ulid, KeyKind::uuid4,
                              KeyKind::uuid4_text};
-  std::uint32_t batch = 1000;              ///< rows a transaction / statement
-  std::uint64_t cache_bytes = 0;           ///< shrink the engine's cache to this; 0 = leave it
-  bool keep_tables = false;                ///< leave the tables (and the SQLite file) behind
+  std::uint32_t batch = 1000;     ///< rows a transaction / statement
+  std::uint64_t cache_bytes = 0;  ///< shrink the engine's cache to this; 0 = leave it
+  bool keep_tables = false;       ///< leave the tables (and the SQLite file) behind
   DbConnection connection = DbConnection::from_environment();
   /// Makes the key source for a kind; default: make_model_key_source(kind, keys).
   std::function<std::unique_ptr<KeySource>(KeyKind)> make_source;
@@ -66,17 +66,17 @@ struct DbRunOptions {
 /// One kind's table after the run.
 struct DbKindResult {
   KeyKind kind{};
-  std::string column_type;                  ///< as created, e.g. "uuid", "BINARY(16)"
+  std::string column_type;  ///< as created, e.g. "uuid", "BINARY(16)"
   std::uint64_t rows = 0;
   double seconds = 0;
   double inserts_per_s = 0;
   std::vector<std::uint64_t> tenth_end;     ///< rows inserted at the end of each tenth
   std::vector<double> tenth_inserts_per_s;  ///< insert rate within each tenth
-  std::uint64_t index_bytes = 0;            ///< the primary-key index (whole table for InnoDB / SQLite)
+  std::uint64_t index_bytes = 0;  ///< the primary-key index (whole table for InnoDB / SQLite)
   std::uint64_t leaf_pages = 0;
-  double leaf_fill = 0;                     ///< 0..1
-  std::string fill_method;                  ///< how leaf_fill was measured
-  std::optional<std::uint64_t> wal_bytes;   ///< WAL / redo written during the inserts
+  double leaf_fill = 0;                               ///< 0..1
+  std::string fill_method;                            ///< how leaf_fill was measured
+  std::optional<std::uint64_t> wal_bytes;             ///< WAL / redo written during the inserts
   std::optional<std::uint64_t> wal_full_page_images;  ///< PostgreSQL only
 };
 

@@ -41,16 +41,18 @@ class KeySource {
 
 /// How a key source runs its clock and seeds its randomness.
 struct KeySourceOptions {
-  std::uint64_t seed = 1;                        ///< same seed, same keys (key models)
-  std::int64_t start_unix_ms = 1'704'067'200'000;  ///< 2024-01-01T00:00:00Z; must be >= 2010-11-04 for Snowflake
-  std::uint32_t keys_per_ms = 1;                 ///< keys made in each millisecond; >= 1
-  std::uint64_t snowflake_node = 1;              ///< node ID of the Snowflake generator (0..1023)
+  std::uint64_t seed = 1;  ///< same seed, same keys (key models)
+  std::int64_t start_unix_ms =
+      1'704'067'200'000;             ///< 2024-01-01T00:00:00Z; must be >= 2010-11-04 for Snowflake
+  std::uint32_t keys_per_ms = 1;     ///< keys made in each millisecond; >= 1
+  std::uint64_t snowflake_node = 1;  ///< node ID of the Snowflake generator (0..1023)
 };
 
 /// A repeatable source for kind: core's SnowflakeGenerator on a ManualClock for snowflake,
 /// the lab's seeded key models for the others (see the top of this header). Throws
 /// Error(errc::invalid_argument) for keys_per_ms == 0 and core's errors for a bad node.
-std::unique_ptr<KeySource> make_model_key_source(KeyKind kind, const KeySourceOptions& options = {});
+std::unique_ptr<KeySource> make_model_key_source(KeyKind kind,
+                                                 const KeySourceOptions& options = {});
 
 /// Core's real generators on the system clock: UuidV7Generator, uuid_v4() and UlidGenerator
 /// (CSPRNG, not seedable, so not repeatable), and SnowflakeGenerator (Twitter layout, node

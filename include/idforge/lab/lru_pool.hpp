@@ -29,9 +29,7 @@ class LruPool {
   /// Pages resident now.
   std::uint64_t resident() const noexcept { return resident_; }
   /// Whether page is resident (unlimited pools report every page they have seen).
-  bool contains(std::uint32_t page) const noexcept {
-    return page < in_.size() && in_[page];
-  }
+  bool contains(std::uint32_t page) const noexcept { return page < in_.size() && in_[page]; }
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;

@@ -13,14 +13,14 @@ namespace idforge::lab {
 
 /// One simulated workload: n keys of one kind into an index of the given page size.
 struct SimOptions {
-  std::uint64_t n = 1'000'000;          ///< keys to insert; >= 1
-  std::uint32_t page_bytes = 16384;     ///< page size; capacities follow from it and the key size
-  std::uint32_t leaf_keys = 0;          ///< keys a leaf holds, overriding page_bytes (0: from page_bytes)
-  std::uint32_t fanout = 0;             ///< children an interior page holds (0: from page_bytes)
-  std::uint32_t entry_overhead = 0;     ///< bytes an index entry adds to its key (0: keys only)
-  double rightmost_fill = 1.0;          ///< see BTreeConfig
-  std::uint64_t pool_pages = 0;         ///< LRU pool pages (0: unlimited)
-  KeySourceOptions keys{};              ///< seed, clock start, keys per ms
+  std::uint64_t n = 1'000'000;       ///< keys to insert; >= 1
+  std::uint32_t page_bytes = 16384;  ///< page size; capacities follow from it and the key size
+  std::uint32_t leaf_keys = 0;  ///< keys a leaf holds, overriding page_bytes (0: from page_bytes)
+  std::uint32_t fanout = 0;     ///< children an interior page holds (0: from page_bytes)
+  std::uint32_t entry_overhead = 0;  ///< bytes an index entry adds to its key (0: keys only)
+  double rightmost_fill = 1.0;       ///< see BTreeConfig
+  std::uint64_t pool_pages = 0;      ///< LRU pool pages (0: unlimited)
+  KeySourceOptions keys{};           ///< seed, clock start, keys per ms
 };
 
 /// What a workload did. Rates and misses per tenth of the keys show how they change as
@@ -51,17 +51,17 @@ SimResult run_simulation(KeyKind kind, const SimOptions& options);
 /// Seed 003's Demo 5: keys of each kind into a small tree, with every leaf's keys and their
 /// creation numbers.
 struct DemoOptions {
-  std::uint32_t keys = 12;         ///< keys a kind
-  std::uint32_t leaf_keys = 4;     ///< keys a leaf page holds
-  std::uint32_t fanout = 16;       ///< interior pages hold this many children (so only leaves split)
-  std::uint64_t seed = 20240501;   ///< seed of the key models
+  std::uint32_t keys = 12;        ///< keys a kind
+  std::uint32_t leaf_keys = 4;    ///< keys a leaf page holds
+  std::uint32_t fanout = 16;      ///< interior pages hold this many children (so only leaves split)
+  std::uint64_t seed = 20240501;  ///< seed of the key models
   std::vector<KeyKind> kinds{KeyKind::uuid7, KeyKind::uuid4};
 };
 
 /// One kind's run of the demo.
 struct DemoRun {
   KeyKind kind{};
-  std::vector<Key128> keys;   ///< in creation order (keys[i] has creation number i+1)
+  std::vector<Key128> keys;  ///< in creation order (keys[i] has creation number i+1)
   BTreeStats stats{};
   std::vector<LeafView> leaves;
 };

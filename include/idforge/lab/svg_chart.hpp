@@ -16,10 +16,19 @@ struct ChartSeries {
   std::vector<double> x, y;
 };
 
-/// A line chart panel.
+/// A vertical dashed line at x, drawn in the colour of series `series`, labelled at its top.
+struct ChartMarker {
+  double x = 0;
+  std::string label;
+  std::size_t series = 0;
+};
+
+/// A line chart panel. A logarithmic axis needs positive values (others are left out).
 struct LinePanel {
   std::string title, x_label, y_label;
   std::vector<ChartSeries> series;
+  bool log_x = false, log_y = false;
+  std::vector<ChartMarker> markers{};
 };
 
 /// A bar chart panel: one bar per category, labelled with labels[i] (or the value).
@@ -60,6 +69,10 @@ std::string svg_escape(std::string_view text);
 /// Tick values covering [lo, hi]: at most about max_ticks steps of 1, 2 or 5 times a power
 /// of ten, the first <= lo and the last >= hi. lo == hi gives a small range around it.
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 6);
+
+/// Ticks for a logarithmic axis over [lo, hi] (both > 0): 1, 2 and 5 times each power of ten
+/// in the range, thinned to 1 (and 3 when few decades) per decade when there are many decades.
+std::vector<double> log_ticks(double lo, double hi);
 
 /// A short label for a tick or a value: 1.5M, 250k, 12, 0.69.
 std::string short_number(double v);

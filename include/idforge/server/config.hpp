@@ -36,6 +36,7 @@ struct ServerConfig {
   std::string web_root;               ///< static files served at /; empty = default search
   std::string access_log = "-";       ///< "-" = stderr, "off", or a file to append to
   std::string sequence_store;         ///< segment store URL for /v1/sequences; empty = none
+  std::string mask_key_file;          ///< keyring file for /v1/mask, /v1/unmask; empty = none
 };
 
 /// One setting: its key (file and flag name), environment variable and help line.

@@ -16,13 +16,29 @@
 namespace idforge::server {
 
 /// Where a kind writes a batch. 64-bit kinds append to numbers (the service adds the
-/// decimal string for JavaScript); text kinds (UUID, ULID) append to texts.
+/// decimal string for JavaScript). Text kinds whose texts all have one width (UUID, ULID)
+/// write them back to back into packed, with one batch call and no string per ID
+/// (set packed_width); other text kinds append to texts. A batch uses one of the three.
 struct IdBatch {
   std::vector<std::uint64_t> numbers;
   std::vector<std::string> texts;
+  std::string packed;
+  std::size_t packed_width = 0;
+
+  /// How many texts the batch holds (packed or not).
+  std::size_t text_count() const noexcept {
+    return packed_width != 0 ? packed.size() / packed_width : texts.size();
+  }
+  /// Text i (packed or not).
+  std::string_view text(std::size_t i) const noexcept {
+    return packed_width != 0 ? std::string_view(packed).substr(i * packed_width, packed_width)
+                             : std::string_view(texts[i]);
+  }
   void clear() noexcept {
     numbers.clear();
     texts.clear();
+    packed.clear();
+    packed_width = 0;
   }
 };
 

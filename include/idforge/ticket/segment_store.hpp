@@ -24,10 +24,11 @@ struct SegmentBlock {
 /// One row of the segment table, as `idforge seq stats` shows it.
 struct SegmentRow {
   std::string name;
-  std::int64_t next_value = 0;  ///< the first value no block has covered yet
-  std::int64_t step = 0;        ///< the default block size
-  std::int64_t blocks = 0;      ///< blocks taken so far
-  std::int64_t abandoned = 0;   ///< values clients reported as lost in abandoned blocks
+  /// The first value no block has covered yet; kSegmentExhausted once a block ended at 2^63-1.
+  std::int64_t next_value = 0;
+  std::int64_t step = 0;       ///< the default block size
+  std::int64_t blocks = 0;     ///< blocks taken so far
+  std::int64_t abandoned = 0;  ///< values clients reported as lost in abandoned blocks
 };
 
 /// Where segments live. One instance holds one connection and is not thread-safe; the
@@ -38,7 +39,8 @@ class SegmentStore {
   /// Creates sequence name starting at start with default block size step (> 0).
   /// errc::already_exists if it exists, errc::invalid_argument for a bad name or step.
   virtual void create(std::string_view name, std::int64_t start, std::int64_t step) = 0;
-  /// Takes the next block of count values (0: the sequence's step) in one atomic step.
+  /// Takes the next block of count values (0: the sequence's step) in one atomic step; the
+  /// last block ends at 2^63-1 and may be shorter; after it, errc::counter_exhausted.
   /// errc::not_found if the sequence does not exist, errc::store_unreachable if the
   /// database does not answer (then the block may or may not be taken: a gap, never a reuse).
   virtual SegmentBlock take(std::string_view name, std::int64_t count) = 0;
@@ -65,6 +67,10 @@ struct StoreOptions {
 /// MariaDB URLs are refused here with a message pointing at the supported stores.
 std::unique_ptr<SegmentStore> open_segment_store(std::string_view url,
                                                  const StoreOptions& options = {});
+
+/// next_value of a sequence that has handed out every value up to 2^63-1 (its last block,
+/// shorter than asked when fewer values were left, ended there).
+inline constexpr std::int64_t kSegmentExhausted = -1;
 
 /// Largest block a store hands out in one step (keeps next_value far from overflow and
 /// fits the client's 38-bit offset field).

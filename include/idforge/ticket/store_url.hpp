@@ -26,7 +26,13 @@ inline constexpr std::string_view kDefaultStore = "sqlite:.data/sequences.db";
 /// Parses a store URL; errc::invalid_argument names the URL and the accepted forms.
 StoreUrl parse_store_url(std::string_view text);
 
-/// The URL with any password replaced by "***", for messages and logs.
+/// The URL with any password replaced by "***", for messages, logs and stored member lists.
+/// The password is taken as widely as any reading allows: from the first ':' of the user
+/// part to the LAST '@' (so '@', '/', '?', '#' in it are hidden too), and ?password=.
 std::string redact_url(std::string_view url);
+
+/// message with every piece of url's password replaced by "***": libpq, given a password
+/// holding '@' or '/', prints parts of it as a host name, port or database.
+std::string scrub_password(std::string message, std::string_view url);
 
 }  // namespace idforge::ticket

@@ -36,6 +36,9 @@ struct TicketClientOptions {
   /// resize, asking again every few ms, before it fails. Real time: it waits on other
   /// processes. 0 = do not wait. Default 2 s.
   std::int64_t fenced_wait_ns = 2'000'000'000;
+  /// The newest epoch known before the first call (e.g. read_ticket_set()'s epoch): values
+  /// from an older epoch are refused from the start. >= 0; 0 = learn it from the answers.
+  std::int64_t min_epoch = 0;
 };
 
 /// Per-server counters.

@@ -79,6 +79,12 @@ struct SetStatus {
   std::vector<MemberRef> unlisted;    ///< of those, the ones no listed server is
   std::vector<ServerStatus> servers;  ///< in list order
   std::string summary;                ///< one line: consistent, or what is unfinished
+  /// Non-empty when the records cannot be one set: one line naming the servers and what
+  /// differs (a server that is not the member its record names, i.e. a copy or restore of
+  /// another member; one database listed twice; two records of one epoch with different
+  /// members or first values, i.e. separate inits of one name). Such a set is refused by
+  /// `ticket next`, `status` and resize_ticket_set(), never merged.
+  std::string conflict;
 };
 
 /// An init or resize that stopped: what() is one line that says what failed and what state

@@ -1,0 +1,187 @@
+#include "idforge/mask_keyring.hpp"
+
+#include <sodium.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace idforge {
+namespace {
+
+// A keyring of 58 keys is under 4 KiB; a larger file is not one (and /dev/zero ends here).
+constexpr std::size_t kMaxKeyringBytes = 64 * 1024;
+
+[[noreturn]] void bad_entry(std::string_view source, std::size_t n, std::string_view id_text,
+                            std::string_view rule) {
+  std::string m = "mask keys from ";
+  m += source;
+  m += ": entry ";
+  m += std::to_string(n);
+  if (!id_text.empty()) (m += " (key ID '", m += id_text, m += "')");
+  m += ": ";
+  m += rule;
+  throw Error(errc::key_error, m);
+}
+
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Overwrites a string that held secrets before its memory goes back to the allocator.
+struct Wipe {
+  std::string& s;
+  ~Wipe() { sodium_memzero(s.data(), s.size()); }
+};
+
+}  // namespace
+
+MaskKeyring MaskKeyring::parse(std::string_view text, std::string_view source) {
+  MaskKeyring ring;
+  ring.source_ = source;
+  std::size_t n = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',') {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\t' && text[end] != '\r' &&
+           text[end] != '\n' && text[end] != ',' && text[end] != '#')
+      ++end;
+    const std::string_view entry = text.substr(i, end - i);
+    i = end;
+    ++n;
+    const auto colon = entry.find(':');
+    if (colon == std::string_view::npos)
+      bad_entry(source, n, {}, "expected ID:SECRET (a key ID 0..57, a colon, 64 hex digits)");
+    const std::string_view id_text = entry.substr(0, colon), hex = entry.substr(colon + 1);
+    unsigned id = 0;
+    if (id_text.empty() || id_text.size() > 2)
+      bad_entry(source, n, id_text, "the key ID must be a number from 0 to 57");
+    for (char d : id_text) {
+      if (d < '0' || d > '9')
+        bad_entry(source, n, id_text, "the key ID must be a number from 0 to 57");
+      id = id * 10 + static_cast<unsigned>(d - '0');
+    }
+    if (id > MaskKey::kMaxId)
+      bad_entry(source, n, id_text, "the key ID must be a number from 0 to 57");
+    if (ring.find(id)) bad_entry(source, n, id_text, "this key ID is given twice");
+    if (hex.size() != 2 * MaskKey::kSecretBytes)
+      bad_entry(
+          source, n, id_text,
+          "the secret has " + std::to_string(hex.size()) + " characters; it must be 64 hex digits");
+    unsigned char secret[MaskKey::kSecretBytes];
+    for (std::size_t k = 0; k < MaskKey::kSecretBytes; ++k) {
+      const int hi = hex_value(hex[2 * k]), lo = hex_value(hex[2 * k + 1]);
+      if (hi < 0 || lo < 0) {
+        sodium_memzero(secret, sizeof secret);
+        bad_entry(source, n, id_text,
+                  "the secret has a character that is not a hex digit at position " +
+                      std::to_string(hi < 0 ? 2 * k : 2 * k + 1));
+      }
+      secret[k] = static_cast<unsigned char>(hi << 4 | lo);
+    }
+    try {
+      ring.keys_.emplace_back(id, secret);
+    } catch (const Error& e) {
+      sodium_memzero(secret, sizeof secret);
+      bad_entry(source, n, id_text, e.what());
+    }
+    sodium_memzero(secret, sizeof secret);
+  }
+  if (ring.keys_.empty())
+    throw Error(errc::key_error, "mask keys from " + std::string(source) +
+                                     ": no key in it (one ID:SECRET entry at least; make one with "
+                                     "`idforge mask --new-key ID`)");
+  return ring;
+}
+
+MaskKeyring MaskKeyring::load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(errc::key_error, "mask key file '" + path + "' cannot be read");
+  std::string text;
+  Wipe wipe{text};
+  text.reserve(4096);
+  char buf[4096];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxKeyringBytes) {
+      sodium_memzero(buf, sizeof buf);
+      throw Error(errc::key_error,
+                  "mask key file '" + path + "' is larger than 64 KiB: not a keyring");
+    }
+  }
+  sodium_memzero(buf, sizeof buf);
+  if (in.bad()) throw Error(errc::key_error, "mask key file '" + path + "' cannot be read");
+  return parse(text, "file '" + path + "'");
+}
+
+MaskKeyring MaskKeyring::from_environment(
+    const std::function<std::optional<std::string>(const char*)>& lookup) {
+  const auto get = [&lookup](const char* name) -> std::optional<std::string> {
+    if (lookup) return lookup(name);
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  // A file wins, as the service's mask-key-file setting (also IDFORGE_MASK_KEY_FILE) does.
+  if (auto file = get(kMaskKeyFileEnv); file && !file->empty()) return load_file(*file);
+  if (auto keys = get(kMaskKeysEnv); keys && !keys->empty()) {
+    Wipe wipe{*keys};
+    return parse(*keys, kMaskKeysEnv);
+  }
+  throw Error(errc::key_error,
+              std::string("no mask key: set ") + kMaskKeysEnv + " to ID:SECRET entries or " +
+                  kMaskKeyFileEnv +
+                  " to a file of them (make one with `idforge mask --new-key ID`)");
+}
+
+const MaskKey* MaskKeyring::find(unsigned id) const noexcept {
+  for (const auto& k : keys_)
+    if (k.id() == id) return &k;
+  return nullptr;
+}
+
+const MaskKey& MaskKeyring::at(unsigned id) const {
+  if (const MaskKey* k = find(id)) return *k;
+  throw Error(errc::key_error, "mask key " + std::to_string(id) + " is not in the keyring from " +
+                                   source_ + " (it holds " + ids_text() + ")");
+}
+
+std::vector<unsigned> MaskKeyring::ids() const {
+  std::vector<unsigned> out;
+  for (const auto& k : keys_) out.push_back(k.id());
+  return out;
+}
+
+std::string MaskKeyring::ids_text() const {
+  std::string out;
+  for (const auto& k : keys_) (out += out.empty() ? "" : ", ") += std::to_string(k.id());
+  return out;
+}
+
+std::string new_mask_key_line(unsigned id) {
+  if (id > MaskKey::kMaxId)
+    throw Error(errc::key_error, "mask key ID " + std::to_string(id) + " is above the largest, " +
+                                     std::to_string(MaskKey::kMaxId));
+  if (sodium_init() < 0) throw Error(errc::key_error, "libsodium failed to initialise");
+  unsigned char secret[MaskKey::kSecretBytes];
+  randombytes_buf(secret, sizeof secret);
+  char hex[2 * MaskKey::kSecretBytes + 1];
+  sodium_bin2hex(hex, sizeof hex, secret, sizeof secret);
+  std::string line = std::to_string(id) + ":" + hex;
+  sodium_memzero(secret, sizeof secret);
+  sodium_memzero(hex, sizeof hex);
+  return line;
+}
+
+}  // namespace idforge

@@ -1,0 +1,132 @@
+// The memory lab's JSON: what memory_lab_json() writes, memory_lab_from_json() reads back
+// whole (the SQLite worker and `advise --measured` depend on it); broken text is a parse
+// error naming what is wrong; index_entry_bytes follows each engine's entry layout.
+#include <gtest/gtest.h>
+
+#include "idforge/error.hpp"
+#include "idforge/lab/memory_lab.hpp"
+
+namespace idforge::lab {
+namespace {
+
+MemoryLabResult sample() {
+  MemoryLabResult r;
+  r.engine = DbEngine::mariadb;
+  r.server_version = "MariaDB 10.11";
+  r.settings = "a 64 MiB cgroup";
+  r.cgroup_version = 1;
+  r.memory_bytes = 64u << 20;
+  r.cache_bytes = 16u << 20;
+  r.cache_limit = 16u << 20;
+  r.process_bytes = 30u << 20;
+  r.page_bytes = 16384;
+  r.rows = 2000;
+  r.windows = 2;
+  r.batch = 100;
+  r.probe = 50;
+  r.cgroup_peak = 60u << 20;
+  MemoryKindResult k;
+  k.kind = KeyKind::uuid4;
+  k.column_type = "BINARY(16)";
+  k.crossing_rows = 2000;
+  k.entry_bytes = 34.3;
+  k.index_bytes = 123456;
+  k.leaf_pages = 7;
+  k.leaf_fill = 0.66;
+  k.fill_method = "test";
+  k.p50_after_ms = 3.5;
+  k.after_is_past_knee = true;
+  for (int i = 1; i <= 2; ++i) {
+    MemoryWindow w;
+    w.rows_end = 1000u * static_cast<unsigned>(i);
+    w.rows = 1000;
+    w.p50_ms = 0.1 * i;
+    w.fpi_per_insert = 0.25;
+    w.index_bytes = 60000u * static_cast<unsigned>(i);
+    k.windows.push_back(w);
+  }
+  r.results.push_back(k);
+  WritersResult wr;
+  wr.kind = KeyKind::snowflake;
+  wr.points.push_back({4, 4000, 1.0, 4000, 0.9, 3.1});
+  r.writers.push_back(wr);
+  return r;
+}
+
+TEST(MemoryLabJson, RoundTripsEveryField) {
+  const MemoryLabResult a = sample();
+  const MemoryLabResult b = memory_lab_from_json(memory_lab_json(a));
+  EXPECT_EQ(b.engine, DbEngine::mariadb);
+  EXPECT_EQ(b.settings, a.settings);
+  EXPECT_EQ(b.process_bytes, a.process_bytes);
+  EXPECT_EQ(b.probe, 50u);
+  ASSERT_EQ(b.results.size(), 1u);
+  const auto& k = b.results[0];
+  EXPECT_EQ(k.kind, KeyKind::uuid4);
+  EXPECT_EQ(k.crossing_rows, std::optional<std::uint64_t>(2000));
+  EXPECT_DOUBLE_EQ(k.leaf_fill, 0.66);
+  EXPECT_TRUE(k.after_is_past_knee);
+  ASSERT_EQ(k.windows.size(), 2u);
+  EXPECT_DOUBLE_EQ(k.windows[1].p50_ms, 0.2);
+  EXPECT_DOUBLE_EQ(k.windows[0].fpi_per_insert, 0.25);
+  ASSERT_EQ(b.writers.size(), 1u);
+  EXPECT_EQ(b.writers[0].points[0].writers, 4u);
+  EXPECT_DOUBLE_EQ(b.writers[0].points[0].p99_ms, 3.1);
+  EXPECT_EQ(memory_lab_json(b), memory_lab_json(a));
+}
+
+TEST(MemoryLabJson, BrokenTextIsAParseError) {
+  for (const char* bad : {"", "{", "[]", R"({"engine":"postgres"})"}) {
+    try {
+      memory_lab_from_json(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), errc::parse_error) << e.what();
+    }
+  }
+}
+
+TEST(MemoryLab, EntryBytesFollowEachEnginesLayout) {
+  EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::postgres, KeyKind::snowflake), 20);
+  EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::postgres, KeyKind::uuid4), 28);
+  EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::postgres, KeyKind::uuid4_text), 52);
+  EXPECT_NEAR(index_entry_bytes(DbEngine::mariadb, KeyKind::uuid7), 34.33, 0.01);
+  EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::sqlite, KeyKind::uuid4_text), 41);
+}
+
+TEST(MemoryLab, BadOptionsAreNamedBeforeAnythingStarts) {
+  struct Case {
+    MemoryLabOptions o;
+    const char* says;
+  };
+  std::vector<Case> cases;
+  MemoryLabOptions base;
+  base.engine = DbEngine::postgres;
+  base.rows = 1000;
+  base.windows = 10;
+  auto with = [&](auto change, const char* says) {
+    MemoryLabOptions o = base;
+    change(o);
+    cases.push_back({o, says});
+  };
+  with([](MemoryLabOptions& o) { o.memory_bytes = 8u << 20; }, "needs at least 16 MiB");
+  with([](MemoryLabOptions& o) { o.cache_bytes = o.memory_bytes; },
+       "must be below the memory limit");
+  with([](MemoryLabOptions& o) { o.windows = 1; }, "windows 1");
+  with([](MemoryLabOptions& o) { o.rows = 5; }, "rows 5");
+  with([](MemoryLabOptions& o) { o.batch = 0; }, "batch 0");
+  with([](MemoryLabOptions& o) { o.writers = {0}; }, "writers 0");
+  with([](MemoryLabOptions& o) { o.kinds.clear(); }, "no key kinds");
+  for (const auto& c : cases) {
+    try {
+      run_memory_lab(c.o);
+      ADD_FAILURE() << c.says;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace idforge::lab
