@@ -32,11 +32,38 @@ function decompose(id, layout) {
   return layout === undefined ? native.decompose(id) : native.decompose(id, layout);
 }
 
+const { sfNew, sfNext, sfNextString, sfNextBatch, sfRelease, sfClose, sfClosed, sfNode, sfLayout } = native;
+
+/** A Snowflake generator: new Snowflake({layout, node | leaseStore}). See index.d.ts. */
+class Snowflake {
+  #h;
+
+  constructor(options) {
+    this.#h = sfNew(options);
+  }
+
+  next() { return sfNext(this.#h); }
+
+  nextString() { return sfNextString(this.#h); }
+
+  nextBatch(n) { return sfNextBatch(this.#h, n); }
+
+  release() { sfRelease(this.#h); }
+
+  close() { sfClose(this.#h); }
+
+  get node() { return sfNode(this.#h); }
+
+  get layout() { return sfLayout(this.#h); }
+
+  get closed() { return sfClosed(this.#h); }
+}
+
 module.exports = {
   uuid7: native.uuid7,
   uuid4,
   ulid: native.ulid,
-  Snowflake: native.Snowflake,
+  Snowflake,
   inspect,
   decompose,
   version: native.version,

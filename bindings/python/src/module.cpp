@@ -235,12 +235,6 @@ class Snowflake {
     handle_ = Handle(raw, idforge_snowflake_free);
   }
 
-  std::uint64_t next() {
-    std::uint64_t id;
-    check(idforge_snowflake_next(live(), &id));
-    return id;
-  }
-
   py::list next_batch(std::int64_t n) {
     if (n < 0) throw py::value_error("next_batch(" + std::to_string(n) + "): n must be >= 0");
     if (n > (std::int64_t{1} << 26))
@@ -310,6 +304,8 @@ class Snowflake {
   }
 
   bool closed() const noexcept { return !handle_; }
+  /// The handle for the fast next() below (nullptr once closed). The GIL is held.
+  idforge_snowflake* raw() const noexcept { return handle_.get(); }
 
  private:
   idforge_snowflake* live() {
@@ -322,6 +318,27 @@ class Snowflake {
 
   Handle handle_;
 };
+
+// Snowflake.next() as a METH_NOARGS method of the pybind11 type: pybind11's dispatch costs
+// about as much as the ID itself. self is a pybind11 instance of Snowflake (the method is
+// set on that type only); its C++ object sits in the simple value holder, nullptr until
+// __init__ has run.
+PyObject* py_snowflake_next(PyObject* self, PyObject*) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  void* value =
+      inst->simple_layout ? inst->simple_value_holder[0] : inst->get_value_and_holder().value_ptr();
+  idforge_snowflake* h = value ? static_cast<Snowflake*>(value)->raw() : nullptr;
+  if (!h) {
+    PyErr_SetString(g_exc.argument, value ? "Snowflake is closed" : "Snowflake is not initialised");
+    return nullptr;
+  }
+  std::uint64_t id;
+  if (const idforge_status s = idforge_snowflake_next(h, &id)) return set_error(s);
+  return PyLong_FromUnsignedLongLong(id);
+}
+
+PyMethodDef g_snowflake_next = {"next", py_snowflake_next, METH_NOARGS,
+                                "next() -> int: the next ID, greater than every one before."};
 
 // ---- decode and inspect -------------------------------------------------------------------
 
@@ -423,11 +440,11 @@ PYBIND11_MODULE(_idforge, m) {
 
   if (PyModule_AddFunctions(mod, g_fast_functions) < 0) throw py::error_already_set();
 
-  py::class_<Snowflake>(m, "Snowflake")
+  py::class_<Snowflake> snowflake(m, "Snowflake");
+  snowflake
       .def(py::init<const std::string&, std::optional<std::int64_t>, std::optional<std::string>>(),
            py::arg("layout") = "twitter", py::kw_only(), py::arg("node") = py::none(),
            py::arg("lease_store") = py::none())
-      .def("next", &Snowflake::next)
       .def("next_batch", &Snowflake::next_batch, py::arg("n"))
       .def_property_readonly("node", &Snowflake::node)
       .def_property_readonly("layout", &Snowflake::layout)
@@ -437,6 +454,15 @@ PYBIND11_MODULE(_idforge, m) {
       .def("close", &Snowflake::close)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Snowflake& s, py::args) { s.close(); });
+  {
+    auto* type = reinterpret_cast<PyTypeObject*>(snowflake.ptr());
+    PyObject* next = PyDescr_NewMethod(type, &g_snowflake_next);
+    if (!next || PyObject_SetAttrString(snowflake.ptr(), "next", next) < 0) {
+      Py_XDECREF(next);
+      throw py::error_already_set();
+    }
+    Py_DECREF(next);
+  }
 
   m.def("_inspect_json", &inspect_json, py::arg("text"), py::arg("layout") = py::none());
   m.def("decompose", &decompose, py::arg("id"), py::arg("layout") = py::none());
