@@ -17,6 +17,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "idforge/mask_keyring.hpp"
 #include "idforge/server/mask_routes.hpp"
 #include "idforge/server/sequence_routes.hpp"
@@ -108,8 +109,8 @@ void run_serve(const ServeArgs& a) {
   const Layout layout = layout_from_option(config.layout);
   // Waiting threads sleep rather than spin: under load other requests keep the sequence
   // busy meanwhile, and a spinning waiter would take a core from them (and from clients on
-  // the same machine).
-  SystemClock clock(WaitMode::sleep);
+  // the same machine). The server bounds each request's waits (batch-timeout-ms, stop).
+  server::BoundedClock clock;
 
   // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, started before the
   // node ID is taken: a signal during a start-up wait ends it at once (nothing issued), and

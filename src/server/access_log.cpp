@@ -16,9 +16,18 @@ AccessLog::AccessLog(const std::string& target) {
     fd_ = STDERR_FILENO;
     return;
   }
-  fd_ = ::open(target.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw Error(errc::invalid_argument, "access-log='" + target + "': cannot be opened: " + std::strerror(errno));
+  // O_NONBLOCK: opening a FIFO for writing otherwise waits for a reader, and the server
+  // opens its log after SIGINT/SIGTERM are blocked, so nothing but SIGKILL would end that
+  // wait. With it, a FIFO without a reader fails at once with ENXIO. The flag stays on: a
+  // pipe whose reader falls behind loses lines rather than stalling an I/O thread (regular
+  // files ignore it).
+  fd_ = ::open(target.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd_ < 0) {
+    const int e = errno;
+    throw Error(errc::invalid_argument,
+                "access-log='" + target + "': cannot be opened: " +
+                    (e == ENXIO ? std::string("a FIFO with no reader") : std::strerror(e)));
+  }
   owned_ = true;
 }
 

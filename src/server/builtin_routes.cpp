@@ -8,6 +8,7 @@
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "server_impl.hpp"
 
 namespace idforge::server {
@@ -131,6 +132,20 @@ void Server::Impl::add_builtin_routes() {
     try {
       kind->generate(*count, batch);
     } catch (const Error& e) {
+      if (const WaitBound* bound = WaitBound::current(); bound && bound->gave_up()) {
+        // The clock wait was cut short (BoundedClock): IDs already drawn are dropped, which
+        // leaves a gap and never a duplicate.
+        Response p = problem(
+            503, bound->stopped() ? "stopping" : "batch-timeout", "Service Unavailable",
+            bound->stopped()
+                ? fmt::format("the server is stopping; count={} was not issued", *count)
+                : fmt::format("count={} of kind '{}' cannot be issued within "
+                              "batch-timeout-ms={} (the layout issues too few IDs per tick); "
+                              "ask for fewer or retry",
+                              *count, name, config.batch_timeout_ms));
+        p.headers.emplace_back("Retry-After", "1");
+        return p;
+      }
       if (!is_transient(e.code())) throw;
       Response p = problem(503, "cannot-issue", "Service Unavailable", e.what());
       p.headers.emplace_back("Retry-After", "1");
@@ -155,10 +170,23 @@ void Server::Impl::add_builtin_routes() {
   const Layout default_layout = parse_layout(config.layout);
   router.add("GET", "/v1/inspect/{id}", [default_layout](const Request& r) -> Response {
     InspectOptions opt;
+    opt.layout = default_layout;
+    // Each parameter's error is typed by the parameter: a bad layout is not a bad ID.
+    if (auto layout = r.query("layout")) {
+      try {
+        opt.layout = parse_layout(*layout);
+      } catch (const Error& e) {
+        return problem(400, "bad-layout", "Bad Request", e.what());
+      }
+    }
+    if (auto enc = r.query("encoding")) {
+      try {
+        opt.encoding = parse_int_encoding(*enc);
+      } catch (const Error& e) {
+        return problem(400, "bad-encoding", "Bad Request", e.what());
+      }
+    }
     try {
-      opt.layout = default_layout;
-      if (auto layout = r.query("layout")) opt.layout = parse_layout(*layout);
-      if (auto enc = r.query("encoding")) opt.encoding = parse_int_encoding(*enc);
       const Inspection in = inspect(r.param("id"), opt);
       Response out;
       out.body = inspection_to_json_with_warning(in).dump();

@@ -1,12 +1,16 @@
 #include "idforge/server/config.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -18,9 +22,27 @@
 namespace idforge::server {
 namespace {
 
+// Far above any real settings file (a few hundred bytes).
+constexpr std::size_t kMaxConfigFileBytes = 1024 * 1024;
+
+// A value as it may be shown: bytes outside printable ASCII, '\\' and '\'' as \xHH (a
+// settings file or a variable could hold escape sequences meant for the terminal).
+std::string shown(std::string_view v) {
+  std::string out;
+  for (const char ch : v.substr(0, 256)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f || ch == '\\' || ch == '\'')
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += ch;
+  }
+  if (v.size() > 256) out += "...";
+  return out;
+}
+
 [[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view rule) {
-  throw Error(errc::invalid_argument, "setting " + std::string(key) + "='" + std::string(value) +
-                                          "': " + std::string(rule));
+  throw Error(errc::invalid_argument,
+              "setting " + shown(key) + "='" + shown(value) + "': " + std::string(rule));
 }
 
 template <typename T>
@@ -97,6 +119,7 @@ const std::vector<SettingInfo>& settings() {
         {"write-timeout-ms", "Longest wait for one write to a client"},
         {"request-timeout-ms", "Longest time a request head may take to arrive"},
         {"keep-alive-timeout-ms", "Idle keep-alive connections close after this"},
+        {"batch-timeout-ms", "Longest wait for the clock while issuing IDs; then 503"},
         {"max-body-bytes", "Requests with a larger body get 413"},
         {"data", "Data folder (leases, high-water marks)"},
         {"web-root",
@@ -138,9 +161,17 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.sequence_store = v;
   else if (key == "mask-key-file")
     c.mask_key_file = v;
-  else if (key == "token")
+  else if (key == "token") {
+    // Sent as "Authorization: Bearer <token>": a space, a control byte or a NUL could never
+    // arrive intact, and an empty token would turn authentication off unnoticed.
+    if (v.empty()) bad(key, v, "is empty; leave the setting out for no token");
+    for (const char ch : v)
+      if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+        bad(key, "<hidden>",
+            "holds a space, a control byte or a byte above 0x7E; a bearer token is visible "
+            "ASCII only");
     c.token = v;
-  else if (key == "rate-limit")
+  } else if (key == "rate-limit")
     c.rate_limit = parse_rate(key, v);
   else if (key == "rate-burst")
     c.rate_burst = parse_burst(key, v);
@@ -148,6 +179,8 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
     c.max_connections = parse_number<int>(key, v, 1, 4096);
   else if (key == "io-threads")
     c.io_threads = parse_number<int>(key, v, 0, 64);
+  else if (key == "batch-timeout-ms")
+    c.batch_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "read-timeout-ms")
     c.read_timeout_ms = parse_number<int>(key, v, 1, kMaxMs);
   else if (key == "write-timeout-ms")
@@ -201,7 +234,7 @@ void apply_json_file(ServerConfig& c, const std::string& path, std::istream& in)
         key = parsed.get<std::string>();
         const std::string k = normal_key(key);
         for (const auto& [seen, value] : entries)
-          if (normal_key(seen) == k) bad_file(path, "setting '" + key + "' is given twice");
+          if (normal_key(seen) == k) bad_file(path, "setting '" + shown(key) + "' is given twice");
         entries.emplace_back(key, nullptr);
       } else if (event == nlohmann::json::parse_event_t::value && depth == 1 && !entries.empty()) {
         entries.back().second = parsed;
@@ -223,7 +256,7 @@ void apply_json_file(ServerConfig& c, const std::string& path, std::istream& in)
     else if (v.is_number())
       text = v.dump();
     else
-      bad_file(path, "setting '" + k + "' is " + std::string(v.type_name()) +
+      bad_file(path, "setting '" + shown(k) + "' is " + std::string(v.type_name()) +
                          "; give a string or a number");
     try {
       apply_setting(c, k, text);
@@ -242,13 +275,42 @@ std::string_view strip_comment(std::string_view line) {
   return line;
 }
 
+// The whole file, read through one descriptor: O_NONBLOCK so a FIFO cannot hold open()
+// until a writer comes, fstat() on that descriptor so only a regular file is read, and a
+// size bound so /dev/zero-like files cannot grow a line without end.
+std::string read_settings_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) bad_file(path, std::string("cannot be read: ") + std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  const auto fail = [&](const std::string& what) {
+    ::close(fd);
+    bad_file(path, what);
+  };
+  if (::fstat(fd, &st) != 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail("is a folder, not a file");
+  if (!S_ISREG(st.st_mode)) fail("is not a regular file (a FIFO, socket or device)");
+  if (st.st_size > static_cast<off_t>(kMaxConfigFileBytes))
+    fail(fmt::format("is {} bytes; a settings file holds at most {}", st.st_size,
+                     kMaxConfigFileBytes));
+  char buf[16 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigFileBytes)  // it grew while read
+      fail(fmt::format("holds more than {} bytes", kMaxConfigFileBytes));
+  }
+  ::close(fd);
+  return text;
+}
+
 }  // namespace
 
 void apply_config_file(ServerConfig& c, const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) bad_file(path, "is a folder, not a file");
-  std::ifstream in(path);
-  if (!in) bad_file(path, "cannot be read");
+  std::istringstream in(read_settings_file(path));
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (json) return apply_json_file(c, path, in);
   std::vector<std::pair<std::string, int>> seen;  // key, line
@@ -259,13 +321,13 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
     const auto eq = s.find('=');
     if (eq == std::string_view::npos)
       throw Error(errc::invalid_argument, "config file '" + path + "' line " + std::to_string(n) +
-                                              ": '" + std::string(s) + "' is not key=value");
+                                              ": '" + shown(s) + "' is not key=value");
     const std::string key = normal_key(trim(s.substr(0, eq)));
     for (const auto& [k, at] : seen)
       if (k == key)
         throw Error(errc::invalid_argument,
-                    "config file '" + path + "' line " + std::to_string(n) + ": setting '" + key +
-                        "' was already given on line " + std::to_string(at));
+                    "config file '" + path + "' line " + std::to_string(n) + ": setting '" +
+                        shown(key) + "' was already given on line " + std::to_string(at));
     seen.emplace_back(key, n);
     try {
       apply_setting(c, trim(s.substr(0, eq)), trim(s.substr(eq + 1)));
@@ -274,7 +336,6 @@ void apply_config_file(ServerConfig& c, const std::string& path) {
                   "config file '" + path + "' line " + std::to_string(n) + ": " + e.what());
     }
   }
-  if (in.bad()) bad_file(path, "cannot be read");
 }
 
 void apply_environment(

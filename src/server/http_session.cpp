@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "response_writer.hpp"
@@ -19,6 +23,7 @@ void Exchange::clear() noexcept {
   target.query.clear();
   route = nullptr;
   blocking = false;
+  requeue = false;
   params.clear();
   route_index = 0;
   response = Response{};
@@ -73,12 +78,40 @@ void HttpSession::respond(bool interim) {
     f.close = closing_;
     f.keep_alive_10 = !closing_ && head_.version == 10;
     write_response(x_.response, f, out_);
+    file_sent_ = 0;
+    const int s = x_.response.status;
+    file_left_ = x_.response.file && !f.head_only && s != 204 && s != 304 && s >= 200
+                     ? x_.response.file->size
+                     : 0;
   }
   state_ = State::write;
 }
 
+namespace {
+
+// Why bytes of a chunk header or trailer still arriving already break a limit; "" if not.
+std::string pending_line_error(std::string_view pending) {
+  if (pending.size() > kMaxHeadBytes)
+    return fmt::format("a chunk header or trailer exceeds {} bytes", kMaxHeadBytes);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t eol = pending.find("\r\n", start);
+    const std::size_t len = (eol == std::string_view::npos ? pending.size() : eol) - start;
+    if (len > kMaxFieldLineBytes)
+      return fmt::format("a chunk header or trailer line exceeds {} bytes", kMaxFieldLineBytes);
+    if (eol == std::string_view::npos) return {};
+    start = eol + 2;
+  }
+}
+
+}  // namespace
+
 HttpError HttpSession::body_error(const boost::beast::error_code& ec) const {
-  HttpError e = parser_error(ec, head_.request_line);
+  HttpError e = parser_error(ec, head_.request_line, head_buf_);
+  if (!parser_->limit_error().empty())
+    e.detail = parser_->limit_error();
+  else if (e.type == "bad-chunk" && state_ == State::body)  // say where: the bytes refused
+    e.detail += fmt::format(" at '{}'", printable(std::string_view(in_).substr(0, 40)));
   if (e.status == 413)
     e.detail = fmt::format("the body exceeds max-body-bytes={}", server_.max_body_bytes());
   return e;
@@ -170,10 +203,11 @@ HttpSession::Step HttpSession::advance() {
           state_ = State::route;
           continue;
         }
-        if (in_.size() >= kMaxHeadBytes) {  // a chunk header or a trailer that never ends
-          refuse({400, "bad-chunk",
-                  fmt::format("a chunk header or trailer exceeds {} bytes", kMaxHeadBytes)},
-                 head_.request_line);
+        // What Beast leaves unconsumed is line material: a chunk header or a trailer
+        // section still arriving. Its lines and its whole are held to the head's limits
+        // now, before it is complete (complete ones are checked by RequestParser).
+        if (const std::string why = pending_line_error(in_); !why.empty()) {
+          refuse({400, "bad-chunk", why}, head_.request_line);
           continue;
         }
         if (eof_) {
@@ -211,6 +245,10 @@ HttpSession::Step HttpSession::advance() {
 
 void HttpSession::run_handler() noexcept {
   server_.run_handler(head_, x_);
+  if (x_.requeue) {  // still State::handler: advance() dispatches it again, now blocking
+    x_.requeue = false;
+    return;
+  }
   x_.route = nullptr;
   try {
     respond();
@@ -223,6 +261,31 @@ void HttpSession::run_handler() noexcept {
 
 void HttpSession::output_sent() noexcept {
   out_.clear();
+  if (file_left_ > 0) {  // the next piece of the file; the state stays write
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(file_left_, kFileChunk));
+    ssize_t n;
+    try {
+      out_.resize(want);
+      do n = ::pread(x_.response.file->fd, out_.data(), want, static_cast<off_t>(file_sent_));
+      while (n < 0 && errno == EINTR);
+    } catch (...) {  // out of memory
+      n = -1;
+    }
+    if (n > 0) {
+      out_.resize(static_cast<std::size_t>(n));
+      file_sent_ += static_cast<std::uint64_t>(n);
+      file_left_ -= static_cast<std::uint64_t>(n);
+      return;
+    }
+    // The file shrank (or failed) after its length was sent: the only honest end is to
+    // close the connection, so the client sees the body is short.
+    out_.clear();
+    file_left_ = 0;
+    closing_ = true;
+    state_ = State::closed;
+    return;
+  }
   if (interim_) {
     interim_ = false;
     state_ = State::body;

@@ -28,6 +28,7 @@ struct Exchange {
   Target target;
   const Router::Route* route = nullptr;  ///< set while a handler still has to run
   bool blocking = false;                 ///< run the handler off the I/O threads (it may wait)
+  bool requeue = false;  ///< the handler would have waited inline: run it again, blocking
   std::vector<std::pair<std::string, std::string>> params;
   std::size_t route_index = 0;  ///< metrics label
   Response response;
@@ -69,6 +70,8 @@ class HttpSession {
 
   /// Requests served on one connection before it closes (bounds per-connection state).
   static constexpr std::size_t kMaxRequestsPerConnection = 100'000;
+  /// A file body goes out in pieces of this size: the memory it costs a connection.
+  static constexpr std::size_t kFileChunk = 64 * 1024;
   /// Input buffered at most: a head at its limit plus one read.
   static constexpr std::size_t kMaxInput = kMaxHeadBytes + 16 * 1024;
 
@@ -118,6 +121,7 @@ class HttpSession {
   Exchange x_;
   std::string log_line_;  // request line of a refused head, for the log
   std::size_t served_ = 0;
+  std::uint64_t file_sent_ = 0, file_left_ = 0;  // of x_.response.file, while it streams
   bool eof_ = false, stopping_ = false, closing_ = false, interim_ = false, timed_out_ = false;
 };
 

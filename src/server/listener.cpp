@@ -102,7 +102,7 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     w_.conns[slot_] = last;
     last->slot_ = slot_;
     w_.conns.pop_back();
-    l_.open.fetch_sub(1, std::memory_order_relaxed);
+    if (!lingering_) l_.open.fetch_sub(1, std::memory_order_relaxed);
     l_.metrics.connection_closed();
   }
 
@@ -273,13 +273,18 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     deadline_ = 0;
     const bool closing = session_.closing();
     session_.output_sent();
-    if (!closing) return true;
+    // A file body still streaming keeps the session writing, also on a closing connection.
+    if (!closing || session_.phase() == Phase::write) return true;
     linger();
     return false;
   }
 
+  // The answer is out: the slot under max-connections goes back now, not after the linger
+  // (up to 1 s), so a busy server is not refused by clients it already answered. Lingering
+  // sockets stay bounded by time and by the accept loop's pause when descriptors run out.
   void linger() {
     lingering_ = true;
+    l_.open.fetch_sub(1, std::memory_order_relaxed);
     error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);
     deadline_ = steady_ns() + std::min(kLingerNs, ms_to_ns(l_.config.read_timeout_ms));

@@ -1,9 +1,12 @@
 #include "request_head.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <boost/beast/http/error.hpp>
+#include <cctype>
+#include <string>
 
 namespace idforge::server::detail {
 namespace {
@@ -91,7 +94,7 @@ ScanResult long_request_line(std::string_view line, HttpError& err) {
 
 ScanResult scan_head(std::string_view in, HeadScan& s, HttpError& err) {
   while (s.pos < in.size()) {
-    if (s.pos > kMaxHeadBytes)  // empty lines before the request line count too
+    if (s.pos >= kMaxHeadBytes)  // one byte more would pass it; empty lines first count too
       return error(err, 431, "head-too-large",
                    fmt::format("the request head exceeds {} bytes", kMaxHeadBytes));
     const auto c = static_cast<unsigned char>(in[s.pos]);
@@ -111,6 +114,9 @@ ScanResult scan_head(std::string_view in, HeadScan& s, HttpError& err) {
         if (check_request_line(line, err) == ScanResult::error) return ScanResult::error;
         s.in_request_line = false;
       } else if (line.empty()) {
+        if (s.pos > kMaxHeadBytes)  // the final CRLF passed the limit
+          return error(err, 431, "head-too-large",
+                       fmt::format("the request head exceeds {} bytes", kMaxHeadBytes));
         return ScanResult::complete;
       } else {
         if (line.front() == ' ' || line.front() == '\t')
@@ -186,6 +192,43 @@ RequestParser::RequestParser(RequestHead& head, std::uint64_t body_limit) : head
   this->body_limit(body_limit);
 }
 
+void RequestParser::on_chunk_header_impl(std::uint64_t size, string_view ext, error_code& ec) {
+  if (ext.size() > kMaxFieldLineBytes) {
+    limit_error_ = fmt::format("a chunk extension of {} bytes exceeds {} bytes", ext.size(),
+                               kMaxFieldLineBytes);
+    ec = boost::beast::http::error::bad_chunk_extension;
+    return;
+  }
+  if (size != 0) return;
+  // The last chunk. Beast calls this once it has found the end of the trailer section
+  // (CRLF CRLF) in the same contiguous buffer, right after this line, and parses the
+  // trailer fields next, folding obs-fold lines on the way. The head's rules are applied
+  // to the raw trailer lines first, so a trailer is held to what a header is.
+  const char* p = ext.data() + ext.size() + 2;  // past the CRLF that ends the chunk line
+  std::size_t total = 0, lines = 0;
+  for (;;) {
+    const char* eol = p;
+    while (!(eol[0] == '\r' && eol[1] == '\n')) ++eol;
+    const std::size_t len = static_cast<std::size_t>(eol - p);
+    if (len == 0) return;  // the empty line that ends the trailer section
+    total += len + 2;
+    const auto fail = [&](std::string detail) {
+      limit_error_ = std::move(detail);
+      ec = boost::beast::http::error::bad_chunk;
+    };
+    if (p[0] == ' ' || p[0] == '\t')
+      return fail(fmt::format(
+          "trailer line {} starts with whitespace (obs-fold); refused as in the head", lines + 1));
+    if (len > kMaxFieldLineBytes)
+      return fail(fmt::format("trailer line {} exceeds {} bytes", lines + 1, kMaxFieldLineBytes));
+    if (++lines > kMaxFields)
+      return fail(fmt::format("the trailer has more than {} lines", kMaxFields));
+    if (total > kMaxHeadBytes)
+      return fail(fmt::format("the trailer exceeds {} bytes", kMaxHeadBytes));
+    p = eol + 2;
+  }
+}
+
 void RequestParser::on_request_impl(boost::beast::http::verb, string_view method,
                                     string_view target, int version, error_code&) {
   head_.method = std::string_view(method.data(), method.size());
@@ -200,7 +243,33 @@ void RequestParser::on_field_impl(boost::beast::http::field, string_view name, s
                             std::string_view(value.data(), value.size()));
 }
 
-HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line) {
+namespace {
+
+// The header lines of a raw head (after the request line), each without its CRLF.
+std::vector<std::string_view> field_lines(std::string_view raw_head) {
+  std::vector<std::string_view> out;
+  std::size_t at = raw_head.find("\r\n");
+  while (at != std::string_view::npos) {
+    const std::size_t start = at + 2;
+    at = raw_head.find("\r\n", start);
+    const std::string_view line =
+        raw_head.substr(start, (at == std::string_view::npos ? raw_head.size() : at) - start);
+    if (line.empty()) break;
+    out.push_back(line);
+  }
+  return out;
+}
+
+bool is_tchar(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) != 0 ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line,
+                       std::string_view raw_head) {
   namespace http = boost::beast::http;
   if (ec == http::error::header_limit)
     return {431, "head-too-large", fmt::format("the request head exceeds {} bytes", kMaxHeadBytes)};
@@ -229,15 +298,46 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
     return {400, "bad-target",
             fmt::format("the request target of '{}' holds a space, a control byte or nothing",
                         printable(request_line))};
-  if (ec == http::error::bad_field)
+  if (ec == http::error::bad_field) {
+    for (const std::string_view line : field_lines(raw_head)) {
+      const std::size_t colon = line.find(':');
+      const std::string_view name = line.substr(0, colon);
+      if (colon == std::string_view::npos || name.empty() ||
+          !std::all_of(name.begin(), name.end(), is_tchar))
+        return {400, "bad-header",
+                fmt::format("header name '{}' is not a token followed directly by ':' "
+                            "(RFC 9112 §5.1)",
+                            printable(name, 64))};
+    }
     return {400, "bad-header",
             "a header name is not a token or is followed by whitespace before ':' (RFC 9112 §5.1)"};
+  }
   if (ec == http::error::bad_value)
     return {400, "bad-header", "a header value holds a control byte"};
-  if (ec == http::error::bad_content_length || ec == http::error::multiple_content_length)
+  if (ec == http::error::bad_content_length || ec == http::error::multiple_content_length) {
+    std::string values;
+    std::size_t n = 0;
+    for (const std::string_view line : field_lines(raw_head)) {
+      const std::size_t colon = line.find(':');
+      if (colon == std::string_view::npos || !iequals(line.substr(0, colon), "content-length"))
+        continue;
+      values += fmt::format("{}'{}'", values.empty() ? "" : " and ",
+                            printable(trim(line.substr(colon + 1)), 64));
+      ++n;
+    }
+    if (n > 1)
+      return {400, "bad-content-length",
+              fmt::format("Content-Length is given {} times ({}); one is expected (RFC 9112 §6.3)",
+                          n, values)};
+    if (n == 1)
+      return {400, "bad-content-length",
+              fmt::format("Content-Length {} is not a decimal number of digits only that fits in "
+                          "64 bits (RFC 9112 §6.3)",
+                          values)};
     return {400, "bad-content-length",
             "Content-Length is not one decimal number, or conflicts with another Content-Length or "
             "Transfer-Encoding (RFC 9112 §6.3)"};
+  }
   if (ec == http::error::bad_transfer_encoding)
     return {
         400, "bad-transfer-encoding",
@@ -246,6 +346,56 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
     return {400, "bad-chunk", "the chunked body is malformed (RFC 9112 §7.1)"};
   return {400, "bad-request", fmt::format("the request is malformed: {}", ec.message())};
 }
+
+namespace {
+
+// Why a Host value is not host[:port] (RFC 9112 §3.2, RFC 3986 §3.2.2), or nullptr. The
+// host is a name (letters, digits, '-', '.', '_', '~', %HH escapes: the reg-name of DNS
+// names, without the sub-delims no name has), or a bracketed IPv6 address; the port is 1
+// to 5 digits up to 65535. An empty value is allowed (RFC 9112 §3.2: no authority).
+const char* host_error(std::string_view h) {
+  if (h.empty()) return nullptr;
+  std::string_view rest;
+  if (h.front() == '[') {
+    const std::size_t close = h.find(']');
+    if (close == std::string_view::npos) return "'[' without ']'";
+    const std::string inside(h.substr(1, close - 1));
+    in6_addr a{};
+    if (inet_pton(AF_INET6, inside.c_str(), &a) != 1)
+      return "the bracketed part is not an IPv6 address";
+    rest = h.substr(close + 1);
+  } else {
+    const std::size_t colon = std::min(h.find(':'), h.size());
+    const std::string_view name = h.substr(0, colon);
+    if (name.empty()) return "the host is empty";
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      const auto u = static_cast<unsigned char>(name[i]);
+      if (u == '%') {
+        if (i + 2 >= name.size() || !std::isxdigit(static_cast<unsigned char>(name[i + 1])) ||
+            !std::isxdigit(static_cast<unsigned char>(name[i + 2])))
+          return "'%' is not followed by two hex digits";
+        i += 2;
+        continue;
+      }
+      if (!std::isalnum(u) && std::string_view("-._~").find(name[i]) == std::string_view::npos)
+        return "the host holds a byte that is not a letter, digit, '-', '.', '_' or '~'";
+    }
+    rest = h.substr(colon);
+  }
+  if (rest.empty()) return nullptr;
+  if (rest.front() != ':') return "only ':port' may follow the host";
+  const std::string_view port = rest.substr(1);
+  if (port.empty() || port.size() > 5) return "the port is not 1 to 5 digits";
+  unsigned value = 0;
+  for (const char c : port) {
+    if (c < '0' || c > '9') return "the port is not 1 to 5 digits";
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (value > 65535) return "the port is above 65535";
+  return nullptr;
+}
+
+}  // namespace
 
 bool check_framing(RequestParser& parser, RequestHead& head, std::uint64_t max_body_bytes,
                    HttpError& err) {
@@ -260,14 +410,9 @@ bool check_framing(RequestParser& parser, RequestHead& head, std::uint64_t max_b
     return refuse(400, "bad-host", "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)");
   if (hosts == 1) {
     const std::string_view host = *head.field("host");
-    for (const char c : host) {
-      const auto u = static_cast<unsigned char>(c);
-      const bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
-                      std::string_view("-._~!$&'()*+,;=:[]%").find(c) != std::string_view::npos;
-      if (!ok)
-        return refuse(400, "bad-host",
-                      fmt::format("Host '{}' is not a host[:port]", printable(host)));
-    }
+    if (const char* why = host_error(host))
+      return refuse(400, "bad-host",
+                    fmt::format("Host '{}' is not host[:port]: {}", printable(host), why));
   }
   // Content-Length: exactly one number. Beast accepts a list of equal values ("5, 5") and
   // repeated lines; both are refused, as RFC 9112 §6.3 allows, so no two readers of this

@@ -79,17 +79,26 @@ class RequestParser final : public boost::beast::http::basic_parser<true> {
   void on_header_impl(error_code&) override {}
   void on_body_init_impl(const boost::optional<std::uint64_t>&, error_code&) override {}
   std::size_t on_body_impl(string_view body, error_code&) override { return body.size(); }
-  void on_chunk_header_impl(std::uint64_t, string_view, error_code&) override {}
+  // Holds chunk extensions and trailer lines to the head's limits (limit_error()).
+  void on_chunk_header_impl(std::uint64_t size, string_view ext, error_code& ec) override;
   std::size_t on_chunk_body_impl(std::uint64_t, string_view body, error_code&) override {
     return body.size();
   }
   void on_finish_impl(error_code&) override {}
 
   RequestHead& head_;
+  std::string limit_error_;
+
+ public:
+  /// Why a chunk header or trailer broke a limit of the head (with bad_chunk or
+  /// bad_chunk_extension); empty otherwise.
+  const std::string& limit_error() const noexcept { return limit_error_; }
 };
 
-/// The answer for an error Beast's parser reported on a head or a body.
-HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line);
+/// The answer for an error Beast's parser reported on a head or a body; raw_head (the
+/// head's bytes) lets it name the offending header and value.
+HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line,
+                       std::string_view raw_head = {});
 
 /// Checks what Beast leaves open once the head is parsed (Host, Content-Length, Transfer-
 /// Encoding, Expect; RFC 9112 §3.2, §6.1, §6.3, RFC 9110 §10.1.1) and fills the framing

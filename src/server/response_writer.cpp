@@ -123,7 +123,7 @@ void write_response(const Response& given, const ResponseFraming& f, std::string
     out += "\r\nContent-Type: ";
     out += r.content_type;
     out += "\r\nContent-Length: ";
-    append_number(out, r.body.size());
+    append_number(out, r.body_size());
   }
   out += "\r\nX-Content-Type-Options: nosniff\r\n";
   if (f.close)
@@ -137,6 +137,7 @@ void write_response(const Response& given, const ResponseFraming& f, std::string
     out += "\r\n";
   }
   out += "\r\n";
+  // A file body follows in pieces (HttpSession::output_sent).
   if (!f.head_only && r.status != 204 && r.status != 304) out += r.body;
 }
 

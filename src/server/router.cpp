@@ -1,6 +1,10 @@
 #include "idforge/server/router.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -51,13 +55,87 @@ std::string_view Request::param(std::string_view name) const noexcept {
   return {};
 }
 
+namespace {
+
+// What an Accept header (RFC 9110 §12.5.1) gives one media type: the q of the most specific
+// range that matches it (type/subtype over type/* over */*; -1 when none does), and where
+// that range stands in the list. Types and parameter names are case-insensitive.
+struct Acceptance {
+  double q = -1;
+  int specificity = -1;
+  std::size_t position = 0;
+  bool named = false;  // matched by its own type/subtype, not a wildcard
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+Acceptance acceptance(std::string_view accept, std::string_view type, std::string_view subtype) {
+  Acceptance best;
+  std::size_t position = 0;
+  while (!accept.empty()) {
+    const std::size_t comma = std::min(accept.find(','), accept.size());
+    std::string_view range = accept.substr(0, comma);
+    accept.remove_prefix(std::min(comma + 1, accept.size()));
+    double q = 1;
+    const std::size_t semi = std::min(range.find(';'), range.size());
+    for (std::string_view params = range.substr(semi); !params.empty();) {
+      params.remove_prefix(1);  // the ';'
+      const std::size_t next = std::min(params.find(';'), params.size());
+      const std::string_view param = trim_ows(params.substr(0, next));
+      params.remove_prefix(next);
+      if (param.size() >= 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
+        char* end = nullptr;
+        const std::string value(param.substr(2));
+        q = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || q < 0 || q > 1) q = 0;  // a broken weight accepts nothing
+      }
+    }
+    const std::string media = lower(trim_ows(range.substr(0, semi)));
+    const std::size_t slash = media.find('/');
+    ++position;
+    if (slash == std::string::npos) continue;
+    const std::string_view t = std::string_view(media).substr(0, slash);
+    const std::string_view st = std::string_view(media).substr(slash + 1);
+    int specificity = -1;
+    if (t == type && st == subtype)
+      specificity = 2;
+    else if (t == type && st == "*")
+      specificity = 1;
+    else if (t == "*" && st == "*")
+      specificity = 0;
+    if (specificity > best.specificity) best = {q, specificity, position, specificity == 2};
+  }
+  return best;
+}
+
+}  // namespace
+
 bool Request::wants_text() const {
   const auto accept = header("Accept");
   if (!accept) return false;
-  const auto text = accept->find("text/plain");
-  if (text == std::string::npos) return false;
-  const auto json = accept->find("application/json");
-  return json == std::string::npos || text < json;
+  // Text when it weighs more than JSON; at equal weight only when text/plain is named and
+  // comes first. JSON otherwise, also when the client accepts neither.
+  const Acceptance text = acceptance(*accept, "text", "plain");
+  const Acceptance json = acceptance(*accept, "application", "json");
+  const double tq = std::max(text.q, 0.0), jq = std::max(json.q, 0.0);
+  if (tq <= 0) return false;
+  if (tq != jq) return tq > jq;
+  return text.named && (!json.named || text.position < json.position);
+}
+
+FileBody::~FileBody() {
+  if (fd >= 0) ::close(fd);
 }
 
 Response problem(int status, std::string_view type, std::string_view title,

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "idforge/clock.hpp"
 #include "idforge/error.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "idforge/time_format.hpp"
 #include "response_writer.hpp"
 #include "server_impl.hpp"
@@ -145,10 +147,11 @@ void Server::Impl::route(const detail::RequestHead& head, detail::Exchange& x) {
         x.response = no_content_allow(m.allow + ", OPTIONS");
         return;
       }
+      // OPTIONS is answered on every resource, so Allow names it, as OPTIONS's own does.
       x.response = with_header(
           problem(405, "method-not-allowed", "Method Not Allowed",
-                  fmt::format("{} {} is not served; allowed: {}", method, path, m.allow)),
-          "Allow", m.allow);
+                  fmt::format("{} {} is not served; allowed: {}, OPTIONS", method, path, m.allow)),
+          "Allow", m.allow + ", OPTIONS");
       return;
     }
     if (api || web_root.empty())
@@ -198,8 +201,26 @@ void Server::Impl::run_handler(const detail::RequestHead& head, detail::Exchange
                                      if (k == name) return v;
                                    return std::nullopt;
                                  }};
-    const Request request(head.method, x.target.path, std::move(x.params), source);
+    if (x.route_index != ids_route) {
+      const Request request(head.method, x.target.path, std::move(x.params), source);
+      x.response = x.route->handler(request);
+      return;
+    }
+    // Issuing IDs may wait for the clock (the sequence of a tick ran out, a step back, a
+    // coarse tick). On an I/O thread no wait is allowed: the request is run again on the
+    // blocking pool, so the thread's other connections are not held up. There a wait may
+    // last until batch-timeout-ms after the handler started, and ends when the server
+    // stops.
+    const bool inline_try = !x.blocking;
+    const std::int64_t deadline =
+        inline_try ? 0 : realtime_ns() + std::int64_t{config.batch_timeout_ms} * 1'000'000;
+    WaitBound bound(deadline, &stopping);
+    const Request request(head.method, x.target.path, x.params, source);
     x.response = x.route->handler(request);
+    if (inline_try && bound.gave_up() && !bound.stopped()) {
+      x.blocking = true;
+      x.requeue = true;
+    }
     return;
   } catch (const std::exception& e) {
     failure = e.what();
@@ -225,7 +246,7 @@ void Server::Impl::answered(const detail::Exchange& x, std::string_view request_
     // The request line is escaped: a client's bytes cannot forge a line or a field.
     access_log->write(fmt::format("{} {} \"{}\" {} {} {:.3f}ms\n", format_iso8601_ms(now_ms),
                                   remote_ip, detail::printable(request_line, 1024),
-                                  x.response.status, x.response.body.size(),
+                                  x.response.status, x.response.body_size(),
                                   static_cast<double>(took) * 1e-6));
   } catch (...) {  // out of memory: the line is lost, the answer is not
   }
@@ -297,6 +318,7 @@ void Server::run() {
 }
 
 void Server::stop() noexcept {
+  impl_->stopping = true;  // handlers waiting for the clock give up (503) at once
   std::lock_guard lock(impl_->life_mu);
   impl_->stop_requested = true;
   if (impl_->listener) impl_->listener->stop();

@@ -31,8 +31,9 @@ struct Server::Impl final : detail::Dispatcher {
   std::unique_ptr<detail::AccessLog> access_log;
   std::string web_root;
   std::unique_ptr<detail::Listener> listener;
-  std::mutex life_mu;           // bind() and stop() from different threads
-  bool stop_requested = false;  // stop() came before bind()
+  std::mutex life_mu;                 // bind() and stop() from different threads
+  bool stop_requested = false;        // stop() came before bind()
+  std::atomic<bool> stopping{false};  // ends the waits of handlers (WaitBound)
   int port = 0;
   bool bound = false;
   std::once_flag frozen;

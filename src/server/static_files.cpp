@@ -6,12 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <memory>
 
 namespace idforge::server::detail {
 namespace {
-
-// Files larger than this are not served from the web root (the page's are a few KiB).
-constexpr off_t kMaxFileBytes = 64 * 1024 * 1024;
 
 std::string file_of(const std::string& root, const std::string& path) {
   std::string file = root;
@@ -21,10 +20,28 @@ std::string file_of(const std::string& root, const std::string& path) {
   return file;
 }
 
-// Opens a regular file for reading; -1 when there is none (or it is a folder, a device...).
-int open_regular(const std::string& file, struct stat& st) {
+// The canonical path of path (symlinks resolved); empty when it does not exist.
+std::string canonical(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (!resolved) return {};
+  std::string out(resolved);
+  std::free(resolved);
+  return out;
+}
+
+// Opens a regular file for reading; -1 when there is none (or it is a folder, a device...)
+// or when its canonical path lies outside the canonical root: the checked request path
+// cannot climb out, but a symlink in the web root could point anywhere (/etc/...). The
+// file is opened by its resolved name, so what was checked is what is read.
+int open_regular(const std::string& root, const std::string& file, struct stat& st) {
+  const std::string real_root = canonical(root);
+  const std::string real = canonical(file);
+  if (real_root.empty() || real.empty()) return -1;
+  if (real != real_root &&
+      real.compare(0, real_root.size() + 1, real_root == "/" ? real_root : real_root + "/") != 0)
+    return -1;
   int fd;
-  do fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  do fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) return -1;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -63,7 +80,7 @@ std::string_view content_type_of(std::string_view name) noexcept {
 
 bool static_exists(const std::string& root, const std::string& path) {
   struct stat st {};
-  const int fd = open_regular(file_of(root, path), st);
+  const int fd = open_regular(root, file_of(root, path), st);
   if (fd < 0) return false;
   ::close(fd);
   return true;
@@ -72,32 +89,21 @@ bool static_exists(const std::string& root, const std::string& path) {
 Response serve_static(const std::string& root, std::string_view method, const std::string& path) {
   const std::string file = file_of(root, path);
   struct stat st {};
-  const int fd = open_regular(file, st);
+  const int fd = open_regular(root, file, st);
   if (fd < 0) return not_found(path);
   if (method != "GET" && method != "HEAD") {
     ::close(fd);
-    Response r = problem(405, "method-not-allowed", "Method Not Allowed",
-                         fmt::format("{} {} is not served; allowed: GET, HEAD", method, path));
+    Response r =
+        problem(405, "method-not-allowed", "Method Not Allowed",
+                fmt::format("{} {} is not served; allowed: GET, HEAD, OPTIONS", method, path));
     r.headers.emplace_back("Allow", "GET, HEAD, OPTIONS");
     return r;
   }
-  if (st.st_size > kMaxFileBytes) {
-    ::close(fd);
-    return problem(500, "internal", "Internal Server Error",
-                   fmt::format("{} is larger than {} bytes", path, kMaxFileBytes));
-  }
+  // Streamed from the open file in pieces (HttpSession), so a large file costs each
+  // connection one piece of memory, not its size.
   Response r;
   r.content_type = content_type_of(file);
-  r.body.resize(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < r.body.size()) {
-    const ssize_t n = ::read(fd, r.body.data() + done, r.body.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  r.body.resize(done);  // a file that shrank while read: what was there
+  r.file = std::make_shared<const FileBody>(fd, static_cast<std::uint64_t>(st.st_size));
   return r;
 }
 

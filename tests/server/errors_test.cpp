@@ -51,7 +51,7 @@ TEST(Errors, WrongMethodIs405WithAllow) {
   auto r = c.Post("/v1/ids/snowflake", "", "text/plain");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
-  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD, OPTIONS");
   EXPECT_EQ(json::parse(r->body)["type"], "urn:idforge:problem:method-not-allowed");
   auto d = c.Delete("/healthz");
   ASSERT_TRUE(d);

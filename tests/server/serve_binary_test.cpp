@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +180,100 @@ TEST(ServeBinary, AConfigThatIsAFolderIsAnError) {
                                       5);
   EXPECT_EQ(code, 1) << err;
   EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
+}
+
+// A FIFO without a reader as the access log: opening it must fail at once with a clear
+// error, not wait for a reader with SIGINT/SIGTERM blocked (only SIGKILL would end that).
+TEST(ServeBinary, AnAccessLogFifoWithoutAReaderIsAStartUpError) {
+  const std::string fifo = ::testing::TempDir() + "/idforge_access_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto [code, err] =
+      run_binary({"serve", "--port", "0", "--node", "1", "--access-log", fifo}, 5);
+  std::filesystem::remove(fifo);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("access-log='" + fifo + "': cannot be opened: a FIFO with no reader"),
+            std::string::npos)
+      << err;
+}
+
+// Only a regular file is read as settings: a FIFO (no writer) would hold open() and
+// /dev/zero would never end.
+TEST(ServeBinary, AConfigThatIsNotARegularFileIsAnError) {
+  const std::string fifo = ::testing::TempDir() + "/idforge_config_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const auto [code, err] = run_binary(
+        {"serve", "--port", "0", "--node", "1", "--access-log", "off", "--config", path}, 5);
+    EXPECT_EQ(code, 1) << path << ": " << err;
+    EXPECT_NE(err.find("config file '" + path + "': is not a regular file"), std::string::npos)
+        << err;
+  }
+  std::filesystem::remove(fifo);
+}
+
+TEST(ServeBinary, AConfigOverOneMebibyteIsAnError) {
+  const std::string big = ::testing::TempDir() + "/idforge_config_big";
+  {
+    std::ofstream out(big);
+    const std::string comment = "# " + std::string(1022, 'x') + "\n";
+    for (int i = 0; i < 1025; ++i) out << comment;
+  }
+  const auto [code, err] = run_binary(
+      {"serve", "--port", "0", "--node", "1", "--access-log", "off", "--config", big}, 5);
+  std::filesystem::remove(big);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_NE(err.find("is 1050625 bytes; a settings file holds at most 1048576"), std::string::npos)
+      << err;
+}
+
+// A token of spaces or control bytes could never match a Bearer header: refused at start.
+TEST(ServeBinary, ATokenThatCannotBeSentIsAStartUpError) {
+  for (const std::string token : {" ", "a b", "tab\there"}) {
+    const auto [code, err] = run_binary(
+        {"serve", "--port", "0", "--node", "1", "--access-log", "off", "--token", token}, 5);
+    EXPECT_EQ(code, 1) << "'" << token << "': " << err;
+    EXPECT_NE(err.find("a bearer token is visible ASCII only"), std::string::npos) << err;
+    EXPECT_NE(err.find("setting token='<hidden>'"), std::string::npos) << err;
+  }
+}
+
+// A bad value from a settings file is shown with its control bytes escaped.
+TEST(ServeBinary, ConfigErrorsEscapeTheBytesTheyShow) {
+  const std::string path = ::testing::TempDir() + "/idforge_escape.conf";
+  std::ofstream(path) << "port=\x1b[31m9\n";
+  const auto [code, err] =
+      run_binary({"serve", "--node", "1", "--access-log", "off", "--config", path}, 5);
+  std::filesystem::remove(path);
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  EXPECT_NE(err.find("port='\\x1b[31m9'"), std::string::npos) << err;
+}
+
+// An answered Connection: close request gives its max-connections slot back at once, not
+// after the linger that waits for the client to close.
+TEST(ServeBinary, AnAnsweredConnectionCloseDoesNotHoldItsSlotWhileItLingers) {
+  ServeProcess s({"--node", "1", "--access-log", "off", "--max-connections", "1", "--data",
+                  ::testing::TempDir() + "/idforge_linger_data"});
+  ASSERT_GT(s.port(), 0) << s.first_line();
+  const int first = connect_local(s.port());
+  ASSERT_GE(first, 0);
+  ASSERT_TRUE(send_all(first, "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+  char buf[4096];
+  ASSERT_GT(::recv(first, buf, sizeof buf, 0), 0);  // answered; this side stays open
+  // The slot is given back just after the answer is written: a few tries, 50 ms apart,
+  // cover that moment; a slot held through the linger (1 s) fails all of them.
+  RawExchange next;
+  for (int i = 0; i < 3; ++i) {
+    next = exchange(s.port(), {"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"}, 1,
+                    true);
+    if (!next.responses.empty() && next.responses[0].status == 200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::close(first);
+  ASSERT_EQ(next.responses.size(), 1u) << next.raw;
+  EXPECT_EQ(next.responses[0].status, 200) << next.raw;
 }
 
 #ifdef IDFORGE_SERVER_HAVE_LEASE

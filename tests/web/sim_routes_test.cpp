@@ -85,7 +85,7 @@ TEST(SimRoutes, OtherMethodsGet405) {
   auto r = s.client().Post("/v1/sim/demo/1", "", "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 405);
-  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET, HEAD, OPTIONS");
 }
 
 }  // namespace

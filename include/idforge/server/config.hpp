@@ -30,6 +30,7 @@ struct ServerConfig {
   int write_timeout_ms = 5000;        ///< 1..600000: one write may wait this long
   int request_timeout_ms = 10000;     ///< 1..600000: a whole request head must arrive in this
   int keep_alive_timeout_ms = 5000;   ///< 1..600000: idle keep-alive connections close after
+  int batch_timeout_ms = 2000;        ///< 1..600000: IDs not issued within this get 503
   std::size_t max_body_bytes = 8192;  ///< requests announcing a larger body get 413
   std::string data = ".data";         ///< data folder (leases, high-water marks)
   std::string web_root;               ///< static files served at /; empty = default search

@@ -4,7 +4,9 @@
 // "path exists, not with this method" (405 with Allow).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,12 +45,28 @@ class Request {
   const Source* source_;
 };
 
+/// An open file sent as a response body in pieces (static files), so its size does not
+/// become memory per connection. Closes the descriptor when the last Response holding it
+/// goes.
+struct FileBody {
+  FileBody(int fd, std::uint64_t size) noexcept : fd(fd), size(size) {}
+  ~FileBody();
+  FileBody(const FileBody&) = delete;
+  FileBody& operator=(const FileBody&) = delete;
+  int fd;              ///< open for reading; read with pread from offset 0
+  std::uint64_t size;  ///< the Content-Length announced
+};
+
 /// What a handler returns.
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  /// When set, the body is this file (body stays empty).
+  std::shared_ptr<const FileBody> file;
+  /// The length of the body: the file's size or body's.
+  std::uint64_t body_size() const noexcept { return file ? file->size : body.size(); }
 };
 
 /// RFC 9457 problem details: a Response with application/problem+json.

@@ -1,0 +1,61 @@
+#include "idforge/server/bounded_clock.hpp"
+
+#include <time.h>
+
+#include <cerrno>
+
+#include <algorithm>
+
+namespace idforge::server {
+namespace {
+
+thread_local WaitBound* t_bound = nullptr;
+
+// A stop flag is seen within this long by a waiting thread.
+constexpr std::int64_t kSliceNs = 10'000'000;
+
+void sleep_until_realtime(std::int64_t unix_ns) noexcept {
+  timespec ts{static_cast<time_t>(unix_ns / 1'000'000'000),
+              static_cast<long>(unix_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+}  // namespace
+
+WaitBound::WaitBound(std::int64_t deadline_ns, const std::atomic<bool>* stop) noexcept
+    : deadline_ns_(deadline_ns), stop_(stop), outer_(t_bound) {
+  t_bound = this;
+}
+
+WaitBound::~WaitBound() {
+  t_bound = outer_;
+}
+
+WaitBound* WaitBound::current() noexcept {
+  return t_bound;
+}
+
+std::int64_t BoundedClock::now_ns() noexcept {
+  if (t_bound && t_bound->gave_up_) [[unlikely]]
+    return kGaveUpNs;
+  return realtime_ns();
+}
+
+void BoundedClock::wait_until_ns(std::int64_t unix_ns) noexcept {
+  WaitBound* b = t_bound;
+  for (;;) {
+    if (b && b->gave_up_) return;
+    const std::int64_t now = realtime_ns();
+    if (now >= unix_ns) return;
+    if (b && ((b->stop_ && b->stop_->load()) || unix_ns > b->deadline_ns_)) {
+      // Waiting would pass the deadline: give up now rather than at it, so the answer
+      // comes at once; a wait the deadline allows is slept in full.
+      b->gave_up_ = true;
+      return;
+    }
+    sleep_until_realtime(b && b->stop_ ? std::min(unix_ns, now + kSliceNs) : unix_ns);
+  }
+}
+
+}  // namespace idforge::server
