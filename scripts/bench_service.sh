@@ -7,7 +7,9 @@
 # threads. Redis and PostgreSQL: the ones in IDFORGE_REDIS_URL / IDFORGE_PG_URL when set
 # (scripts/services.sh), otherwise private instances started here in a temporary folder on
 # ports 16399 / 16499 (PostgreSQL as user postgres) and stopped at the end.
-# Prints Markdown tables (requests/s, IDs/s, p50 and p99 latency in ms) and the ratios the
+# Prints Markdown tables (requests/s, IDs/s, p50 and p99 latency in ms, and the CPU time the
+# server and the load generator each spent per request: on a machine where both share the
+# cores, the client's cost per request bounds the server's rate too) and the ratios the
 # service is held to: single IDs >= 1.5x Redis INCR requests/s with p99 <= 1.5x Redis's,
 # batches of 1,000 >= 99% of the layout's ceiling (one node, twitter: 4,096,000 IDs/s).
 # IDFORGE_BENCH_PERF=FILE: also record `perf` on the server during the single-ID runs and
@@ -44,9 +46,26 @@ to_ms() { awk -v v="$1" 'BEGIN { u = v; sub(/^[0-9.]+/, "", u); n = v + 0;
   if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000; printf "%.3f", n }'; }
 declare -A rps p99
 rows=()
-row() {  # key, label, clients, requests/s, IDs/s, p50, p99
+row() {  # key, label, clients, requests/s, IDs/s, p50, p99, server CPU us/request, client's
   rps[$1]="$4" p99[$1]="$7"
-  rows+=("| $2 | $3 | $(printf '%.0f' "$4") | $(printf '%.0f' "$5") | $6 | $7 |")
+  rows+=("| $2 | $3 | $(printf '%.0f' "$4") | $(printf '%.0f' "$5") | $6 | $7 | $8 | $9 |")
+}
+# CPU seconds (user + system, all threads) a process has used so far.
+proc_cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$1/stat"; }
+# Redis's own account of its CPU seconds (works for an instance started elsewhere too).
+redis_cpu() {
+  redis-cli -h "$redis_host" -p "$redis_port" info cpu | tr -d '\r' |
+    awk -F: '$1 == "used_cpu_user" || $1 == "used_cpu_sys" { s += $2 } END { printf "%.3f", s }'
+}
+# Microseconds of CPU per request: (after - before) seconds over requests/s x run seconds.
+per_req_us() { awk -v a="$1" -v b="$2" -v r="$3" -v s="$secs" 'BEGIN { if (r > 0) printf "%.1f", (b - a) * 1e6 / (r * s); else print "-" }'; }
+# timed OUT CMD...: runs CMD with its output in OUT and leaves the user + system CPU seconds
+# it used in $client_cpu.
+timed() {
+  local out="$1" TIMEFORMAT='%U %S' t
+  shift
+  t="$({ time "$@" >"$out" 2>&1; } 2>&1)"
+  client_cpu="$(awk '{ printf "%.3f", $1 + $2 }' <<<"$t")"
 }
 
 # --- the three servers --------------------------------------------------------------
@@ -96,7 +115,10 @@ run_wrk() {  # key, label, clients, path, ids per request
     perf record -F 999 -g -p "$serve_pid" -o "$tmp/perf.$3.data" -- sleep "$secs" >/dev/null 2>&1 &
     perf_pid=$!
   fi
-  wrk -t"$threads" -c"$3" -d"${secs}s" --latency "${url}${4#/}" >"$tmp/wrk.txt"
+  local before after
+  before="$(proc_cpu "$serve_pid")"
+  timed "$tmp/wrk.txt" wrk -t"$threads" -c"$3" -d"${secs}s" --latency "${url}${4#/}"
+  after="$(proc_cpu "$serve_pid")"
   [ -n "$perf_pid" ] && wait "$perf_pid" || true
   if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.txt"; then
     echo "bench_service: errors from $4:" >&2; cat "$tmp/wrk.txt" >&2; exit 1
@@ -105,21 +127,29 @@ run_wrk() {  # key, label, clients, path, ids per request
   r="$(awk '/^Requests\/sec:/ { print $2 }' "$tmp/wrk.txt")"
   p50="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.txt")")"
   p="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.txt")")"
-  row "$1" "$2" "$3" "$r" "$(awk -v r="$r" -v n="$5" 'BEGIN { printf "%.0f", r * n }')" "$p50" "$p"
+  row "$1" "$2" "$3" "$r" "$(awk -v r="$r" -v n="$5" 'BEGIN { printf "%.0f", r * n }')" "$p50" "$p" \
+    "$(per_req_us "$before" "$after" "$r")" "$(per_req_us 0 "$client_cpu" "$r")"
 }
 
 run_redis() {  # key, clients
-  redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$2" --threads "$threads" -n "$((60000 * secs))" \
-    --csv >"$tmp/redis.csv"
-  local r p50 p
+  local r p50 p before after start end run_s
+  before="$(redis_cpu)"
+  start="$(date +%s.%N)"
+  timed "$tmp/redis.csv" redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$2" --threads "$threads" \
+    -n "$((60000 * secs))" --csv
+  end="$(date +%s.%N)"
+  after="$(redis_cpu)"
   IFS=, read -r _ r _ _ p50 _ p _ < <(tail -n 1 "$tmp/redis.csv" | tr -d '"')
-  row "$1" "Redis 7 INCR (redis-benchmark --threads $threads)" "$2" "$r" "$r" "$p50" "$p"
+  # redis-benchmark runs a request count, not a time: per request over the requests it made.
+  run_s="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
+  row "$1" "Redis 7 INCR (redis-benchmark --threads $threads)" "$2" "$r" "$r" "$p50" "$p" \
+    "$(secs="$run_s" per_req_us "$before" "$after" "$r")" "$(secs="$run_s" per_req_us 0 "$client_cpu" "$r")"
 }
 
 run_pg() {  # key, clients
   rm -f "$tmp"/pglog.*
-  (cd "$tmp" && pgbench -n -M prepared -c "$2" -j "$threads" -T "$secs" -f nextval.sql -l --log-prefix=pglog \
-    "${pg_conn[@]}" >"$tmp/pgbench.txt" 2>&1)
+  (cd "$tmp" && timed "$tmp/pgbench.txt" pgbench -n -M prepared -c "$2" -j "$threads" -T "$secs" -f nextval.sql \
+    -l --log-prefix=pglog "${pg_conn[@]}" && echo "$client_cpu" >"$tmp/pgbench.cpu")
   local r n p50 p
   r="$(awk '/^tps = / { print $3; exit }' "$tmp/pgbench.txt")"
   # Per-transaction log: the third column is the latency in microseconds.
@@ -127,7 +157,9 @@ run_pg() {  # key, clients
   n="$(wc -l <"$tmp/pglat")"
   p50="$(awk -v k="$(((n + 1) / 2))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
   p="$(awk -v k="$(((n * 99 + 99) / 100))" 'NR == k { printf "%.3f", $1 / 1000 }' "$tmp/pglat")"
-  row "$1" "PostgreSQL 15 SELECT nextval (pgbench -M prepared -j $threads)" "$2" "$r" "$r" "$p50" "$p"
+  # The server's CPU is spread over one backend per client: not counted here.
+  row "$1" "PostgreSQL 15 SELECT nextval (pgbench -M prepared -j $threads)" "$2" "$r" "$r" "$p50" "$p" \
+    "-" "$(per_req_us 0 "$(cat "$tmp/pgbench.cpu")" "$r")"
 }
 
 summary=()
@@ -140,8 +172,8 @@ for c in "${client_counts[@]}"; do
   echo
   echo "$c clients, ${secs} s per run:"
   echo
-  echo "| what | clients | requests/s | IDs/s | p50 ms | p99 ms |"
-  echo "|---|---:|---:|---:|---:|---:|"
+  echo "| what | clients | requests/s | IDs/s | p50 ms | p99 ms | server CPU us/request | client CPU us/request |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
   summary+=("$(awk -v c="$c" -v a="${rps[one.$c]}" -v r="${rps[redis.$c]}" -v pa="${p99[one.$c]}" \
     -v pr="${p99[redis.$c]}" -v b="${rps[batch.$c]}" -v ceil="$ceiling" 'BEGIN {

@@ -16,7 +16,8 @@ using namespace std::chrono_literals;
 const Layout kTwitter = presets::twitter();
 
 std::string prefixed(const std::string& url, const std::string& more = "") {
-  return test::with_params(url, "prefix=/" + test::unique_name() + "/" + (more.empty() ? "" : "&" + more));
+  return test::with_params(
+      url, "prefix=/" + test::unique_name() + "/" + (more.empty() ? "" : "&" + more));
 }
 
 TEST(EtcdStore, AcquireRenewReleaseKeepsTheMark) {
@@ -66,7 +67,8 @@ TEST(EtcdStore, ExpiredLeaseIsReportedLost) {
   auto a = open_lease_store(prefixed(base, "ttl=1000"));
   Lease la = a->acquire(kTwitter);
   // Whatever TTL etcd granted (it may raise 1 s to its minimum), wait it out (bounded).
-  std::this_thread::sleep_for(std::chrono::milliseconds(la.deadline_unix_ms - la.since_unix_ms + 1500));
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(la.deadline_unix_ms - la.since_unix_ms + 1500));
   try {
     a->renew(la, 1);
     FAIL();
@@ -79,16 +81,31 @@ TEST(EtcdStore, ExpiredLeaseIsReportedLost) {
 TEST(EtcdStore, FailsOverPastADeadMember) {
   IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
   const int dead = test::free_port();  // nothing listens there
-  const std::string url = "etcd://127.0.0.1:" + std::to_string(dead) + "," + base.substr(7);
-  auto store = open_lease_store(prefixed(url, "timeout=500"));
+  const std::string prefix = "prefix=/" + test::unique_name() + "/";
+  auto store = open_lease_store(test::with_params(
+      "etcd://127.0.0.1:" + std::to_string(dead) + "," + base.substr(7), prefix + "&timeout=500"));
   Lease l = store->acquire(kTwitter);
-  store->renew(l, 5);
-  store->release(l, 5);
+  EXPECT_EQ(l.node, 0u);
+  store->renew(l, 1'800'000'000'000);
+  // What went through the dead member's neighbour is in etcd: a store that talks only to
+  // the live member sees the holder and the mark, then the release.
+  auto live = open_lease_store(test::with_params(base, prefix));
+  const auto rows = live->list(kTwitter);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].holder, l.holder);
+  EXPECT_EQ(rows[0].high_water_unix_ms, 1'800'000'000'000);
+  store->release(l, 1'800'000'000'005);
+  EXPECT_TRUE(live->list(kTwitter).empty());
+  Lease again = live->acquire(kTwitter);
+  EXPECT_EQ(again.node, 0u);
+  EXPECT_EQ(again.high_water_unix_ms, 1'800'000'000'005);
+  live->release(again, 0);
 }
 
 TEST(EtcdStore, NoMemberAnsweringIsUnreachableNamingEachMember) {
   const int p1 = test::free_port(), p2 = test::free_port();
-  const std::string url = "etcd://127.0.0.1:" + std::to_string(p1) + ",127.0.0.1:" + std::to_string(p2) + "?timeout=300";
+  const std::string url = "etcd://127.0.0.1:" + std::to_string(p1) +
+                          ",127.0.0.1:" + std::to_string(p2) + "?timeout=300";
   const auto t0 = std::chrono::steady_clock::now();
   try {
     LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
@@ -96,7 +113,8 @@ TEST(EtcdStore, NoMemberAnsweringIsUnreachableNamingEachMember) {
   } catch (const LeaseError& e) {
     EXPECT_EQ(e.code(), errc::store_unreachable);
     const std::string m = e.what();
-    EXPECT_NE(m.find("127.0.0.1:" + std::to_string(p1) + ": Couldn't connect"), std::string::npos) << m;
+    EXPECT_NE(m.find("127.0.0.1:" + std::to_string(p1) + ": Couldn't connect"), std::string::npos)
+        << m;
     EXPECT_NE(m.find("127.0.0.1:" + std::to_string(p2)), std::string::npos) << m;
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
@@ -111,7 +129,8 @@ TEST(EtcdStore, LeasedGeneratorIssuesAboveThePreviousHoldersMark) {
     for (int i = 0; i < 100; ++i) last = gen.next().value();
   }
   LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
-  EXPECT_GE(gen.keeper().acquired().high_water_unix_ms, decompose(kTwitter, Snowflake(last)).unix_ms);
+  EXPECT_GE(gen.keeper().acquired().high_water_unix_ms,
+            decompose(kTwitter, Snowflake(last)).unix_ms);
   EXPECT_GT(gen.next().value(), last);
 }
 
