@@ -16,7 +16,7 @@ esac
 build="$root/build-$kind"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIDFORGE_SANITIZER_BUILD=ON \
-    -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF -DIDFORGE_INSTALL=OFF \
+    -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF -DIDFORGE_INSTALL=OFF -DIDFORGE_BUILD_C=OFF \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
 fi
 targets=(idforge_core_tests)

@@ -24,16 +24,23 @@ else
   echo "setup: all ${#wanted[@]} Debian packages present"
 fi
 
-# npm packages for the cross-checks and browser tests, when the project declares any.
-if [ -f "$root/tests/npm/package.json" ]; then
+# npm packages the project declares: tests/npm (cross-checks, browser tests) and bindings/node
+# (node-addon-api to build the addon; the benchmark peers).
+npm_dirs=()
+for d in tests/npm bindings/node; do
+  [ -f "$root/$d/package.json" ] && npm_dirs+=("$d")
+done
+if [ "${#npm_dirs[@]}" -gt 0 ]; then
   # Debian's nodejs comes without npm; NodeSource's nodejs bundles it and conflicts with
   # Debian's npm package, so install that only where no npm command exists.
   if ! command -v npm >/dev/null 2>&1; then
     echo "setup: installing npm"
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends npm >/dev/null
   fi
-  if [ ! -d "$root/tests/npm/node_modules" ] || [ "$root/tests/npm/package.json" -nt "$root/tests/npm/node_modules" ]; then
-    echo "setup: npm packages for tests/npm"
-    (cd "$root/tests/npm" && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
-  fi
+  for d in "${npm_dirs[@]}"; do
+    if [ ! -d "$root/$d/node_modules" ] || [ "$root/$d/package.json" -nt "$root/$d/node_modules" ]; then
+      echo "setup: npm packages for $d"
+      (cd "$root/$d" && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
+    fi
+  done
 fi

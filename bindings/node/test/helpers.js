@@ -1,0 +1,22 @@
+'use strict';
+// Shared by the tests: the package under test, a scratch lease folder, the idforge CLI.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const idforge = require('..');
+
+function leaseDir(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idforge-node-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function cli(...args) {
+  const bin = process.env.IDFORGE_CLI;
+  if (!bin) throw new Error('IDFORGE_CLI is not set (ctest sets it to the built idforge)');
+  return spawnSync(bin, args, { encoding: 'utf8', timeout: 30000 });
+}
+
+module.exports = { idforge, leaseDir, cli };

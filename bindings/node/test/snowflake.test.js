@@ -1,0 +1,83 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { idforge, leaseDir, cli } = require('./helpers');
+
+test('a fixed node issues increasing bigints carrying the node', () => {
+  const s = new idforge.Snowflake({ layout: 'twitter', node: 7 });
+  assert.equal(s.node, 7);
+  let prev = s.next();
+  assert.equal(typeof prev, 'bigint');
+  for (let i = 0; i < 5000; i++) {
+    const cur = s.next();
+    assert.ok(cur > prev);
+    prev = cur;
+  }
+  assert.equal(idforge.decompose(prev).node, 7);
+  const text = s.nextString();
+  assert.match(text, /^[0-9]+$/);
+  assert.ok(BigInt(text) > prev);
+  assert.ok(s.layout.includes('time=41'));
+});
+
+test('nextBatch continues after next and is increasing', () => {
+  const s = new idforge.Snowflake({ layout: 'discord', node: 1 });
+  const first = s.next();
+  const batch = s.nextBatch(10000);
+  assert.ok(batch instanceof BigUint64Array);
+  assert.equal(batch.length, 10000);
+  assert.ok(batch[0] > first);
+  for (let i = 1; i < batch.length; i++) assert.ok(batch[i] > batch[i - 1]);
+  assert.ok(s.next() > batch[batch.length - 1]);
+  assert.equal(s.nextBatch(0).length, 0);
+  assert.throws(() => s.nextBatch(-1), RangeError);
+  assert.throws(() => s.nextBatch(1.5), RangeError);
+  assert.throws(() => s.nextBatch('3'), TypeError);
+});
+
+test('errors name the value and carry a code', () => {
+  assert.throws(() => new idforge.Snowflake({ node: 1024 }),
+                (e) => e instanceof RangeError && e.code === 'IDFORGE_NODE_OUT_OF_RANGE' &&
+                       e.message.includes('1024') && e.message.includes('0..1023'));
+  assert.throws(() => new idforge.Snowflake({ layout: 'no-such-preset', node: 1 }),
+                (e) => e.code === 'IDFORGE_PARSE_ERROR' && e.message.includes('no-such-preset'));
+  assert.throws(() => new idforge.Snowflake({ layout: 'twitter' }),
+                (e) => e.code === 'IDFORGE_INVALID_ARGUMENT' && e.message.includes('lease store'));
+  assert.throws(() => new idforge.Snowflake({ node: -1 }), RangeError);
+  assert.throws(() => new idforge.Snowflake({ node: '3' }), TypeError);
+  assert.throws(() => new idforge.Snowflake(), TypeError);
+  assert.throws(() => new idforge.Snowflake({ leaseStore: 'redis://127.0.0.1:1?timeout=200' }),
+                (e) => e.code === 'IDFORGE_STORE_UNREACHABLE' && e.message.includes('127.0.0.1:1'));
+});
+
+test('leased generators get distinct nodes, refuse a held one and give theirs back', (t) => {
+  const dir = leaseDir(t);
+  const url = `file:${dir}`;
+  const a = new idforge.Snowflake({ leaseStore: url });
+  const b = new idforge.Snowflake({ leaseStore: url });
+  assert.notEqual(a.node, b.node);
+  assert.throws(() => new idforge.Snowflake({ node: a.node, leaseStore: url }),
+                (e) => e.code === 'IDFORGE_LEASE_ERROR' && e.message.includes(dir));
+  const taken = a.node;
+  a.close();
+  assert.equal(a.closed, true);
+  assert.throws(() => a.next(), /closed/);
+  const again = new idforge.Snowflake({ node: taken, leaseStore: url });
+  assert.equal(again.node, taken);
+  again.close();
+  b.release();
+  assert.throws(() => b.next(), (e) => e.code === 'IDFORGE_LEASE_ERROR');
+  b.close();
+});
+
+test('inspect equals the CLI and takes a bigint under a layout', () => {
+  const s = new idforge.Snowflake({ layout: 'discord', node: 3 });
+  const id = s.next();
+  const got = idforge.inspect(id, 'discord');
+  const done = cli('inspect', '--json', '--layout', 'discord', String(id));
+  assert.equal(done.status, 0, done.stderr);
+  assert.deepEqual(got, JSON.parse(done.stdout));
+  const bad = cli('inspect', 'not-an-id');
+  assert.equal(bad.status, 1);
+  assert.throws(() => idforge.inspect('not-an-id'), (e) => bad.stderr.includes(e.message));
+});

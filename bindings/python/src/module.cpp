@@ -1,0 +1,473 @@
+// idforge._idforge: the Python face of the C ABI (idforge.h). Every call goes through
+// libidforge.so; this file only turns C values into Python ones and statuses into the
+// exception classes of the package.
+//
+// The hottest calls (uuid4/uuid7/ulid and their _str forms) are plain METH_NOARGS functions
+// of the CPython API: pybind11's argument dispatch would cost more than the ID itself. The
+// uuid.UUID they return is built the way uuid.UUID.__init__ builds one (the int and
+// is_safe slots, set through object.__setattr__), without re-validating 16 bytes we made.
+#include <Python.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "idforge/idforge.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// ---- exceptions ------------------------------------------------------------------------
+
+struct Exceptions {
+  PyObject* base = nullptr;         // idforge.Error
+  PyObject* parse = nullptr;        // ParseError(Error, ValueError)
+  PyObject* layout = nullptr;       // LayoutError(Error, ValueError)
+  PyObject* node = nullptr;         // NodeOutOfRangeError(Error, ValueError)
+  PyObject* argument = nullptr;     // InvalidArgumentError(Error, ValueError)
+  PyObject* clock = nullptr;        // ClockError(Error, RuntimeError)
+  PyObject* exhausted = nullptr;    // ExhaustedError(Error, RuntimeError)
+  PyObject* forked = nullptr;       // ForkedError(Error, RuntimeError)
+  PyObject* lease = nullptr;        // LeaseError(Error, RuntimeError)
+  PyObject* fenced = nullptr;       // FencedError(LeaseError)
+  PyObject* unreachable = nullptr;  // StoreUnreachableError(LeaseError)
+  PyObject* internal = nullptr;     // InternalError(Error, RuntimeError)
+};
+Exceptions g_exc;
+
+PyObject* exception_for(idforge_status s) {
+  switch (s) {
+    case IDFORGE_E_PARSE_ERROR:
+      return g_exc.parse;
+    case IDFORGE_E_INVALID_LAYOUT:
+    case IDFORGE_E_EPOCH_IN_FUTURE:
+      return g_exc.layout;
+    case IDFORGE_E_NODE_OUT_OF_RANGE:
+      return g_exc.node;
+    case IDFORGE_E_INVALID_ARGUMENT:
+    case IDFORGE_E_BUFFER_TOO_SMALL:
+    case IDFORGE_E_NOT_FOUND:
+    case IDFORGE_E_ALREADY_EXISTS:
+    case IDFORGE_E_KEY_ERROR:
+    case IDFORGE_E_NOT_OURS:
+      return g_exc.argument;
+    case IDFORGE_E_CLOCK_MOVED_BACKWARDS:
+    case IDFORGE_E_CLOCK_BEFORE_EPOCH:
+      return g_exc.clock;
+    case IDFORGE_E_TIME_EXHAUSTED:
+    case IDFORGE_E_COUNTER_EXHAUSTED:
+      return g_exc.exhausted;
+    case IDFORGE_E_FORKED:
+      return g_exc.forked;
+    case IDFORGE_E_FENCED:
+      return g_exc.fenced;
+    case IDFORGE_E_LEASE_ERROR:
+      return g_exc.lease;
+    case IDFORGE_E_STORE_UNREACHABLE:
+      return g_exc.unreachable;
+    case IDFORGE_E_OUT_OF_MEMORY:
+      return PyExc_MemoryError;
+    default:
+      return g_exc.internal;
+  }
+}
+
+// Sets the Python error for a failed call: the class by status, the message of the CLI,
+// and .code (the status name, e.g. "node_out_of_range"). Returns nullptr for C callers.
+PyObject* set_error(idforge_status s) {
+  PyObject* cls = exception_for(s);
+  PyObject* msg = PyUnicode_DecodeUTF8(
+      idforge_last_error(), static_cast<Py_ssize_t>(std::strlen(idforge_last_error())), "replace");
+  if (!msg) return nullptr;
+  PyObject* exc = PyObject_CallOneArg(cls, msg);
+  Py_DECREF(msg);
+  if (!exc) return nullptr;
+  if (cls != PyExc_MemoryError) {
+    PyObject* code = PyUnicode_FromString(idforge_status_name(s));
+    if (!code || PyObject_SetAttrString(exc, "code", code) < 0) {
+      Py_XDECREF(code);
+      Py_DECREF(exc);
+      return nullptr;
+    }
+    Py_DECREF(code);
+  }
+  PyErr_SetObject(cls, exc);
+  Py_DECREF(exc);
+  return nullptr;
+}
+
+// For pybind11 code: raise the Python error for s.
+[[noreturn]] void raise(idforge_status s) {
+  set_error(s);
+  throw py::error_already_set();
+}
+
+inline void check(idforge_status s) {
+  if (s != IDFORGE_OK) raise(s);
+}
+
+PyObject* new_exception(PyObject* module, const char* name, PyObject* base1, PyObject* base2,
+                        const char* doc) {
+  PyObject* bases = base2 ? PyTuple_Pack(2, base1, base2) : PyTuple_Pack(1, base1);
+  if (!bases) return nullptr;
+  const std::string full = std::string("idforge.") + name;
+  PyObject* cls = PyErr_NewExceptionWithDoc(full.c_str(), doc, bases, nullptr);
+  Py_DECREF(bases);
+  if (!cls) return nullptr;
+  Py_INCREF(cls);  // the module's reference; g_exc keeps the other for the process
+  if (PyModule_AddObject(module, name, cls) < 0) {
+    Py_DECREF(cls);
+    return nullptr;
+  }
+  return cls;
+}
+
+// ---- uuid.UUID without its constructor ---------------------------------------------------
+
+PyTypeObject* g_uuid_type = nullptr;  // uuid.UUID
+PyObject* g_safe_unknown = nullptr;   // uuid.SafeUUID.unknown
+PyObject* g_str_int = nullptr;        // "int"
+PyObject* g_str_is_safe = nullptr;    // "is_safe"
+
+PyObject* make_uuid(const std::uint8_t bytes[16]) {
+  PyObject* value = _PyLong_FromByteArray(bytes, 16, /*little_endian=*/0, /*is_signed=*/0);
+  if (!value) return nullptr;
+  PyObject* obj = g_uuid_type->tp_alloc(g_uuid_type, 0);
+  if (!obj) {
+    Py_DECREF(value);
+    return nullptr;
+  }
+  // What UUID.__init__ ends with: object.__setattr__(self, 'int', int) and 'is_safe'.
+  const int failed = PyObject_GenericSetAttr(obj, g_str_int, value) < 0 ||
+                     PyObject_GenericSetAttr(obj, g_str_is_safe, g_safe_unknown) < 0;
+  Py_DECREF(value);
+  if (failed) {
+    Py_DECREF(obj);
+    return nullptr;
+  }
+  return obj;
+}
+
+PyObject* uuid_text(const idforge_uuid& u) {
+  char text[IDFORGE_UUID_TEXT_SIZE];
+  if (const idforge_status s = idforge_uuid_format(&u, text, sizeof text)) return set_error(s);
+  return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, text, 36);
+}
+
+PyObject* py_uuid4(PyObject*, PyObject*) {
+  idforge_uuid u;
+  if (const idforge_status s = idforge_make_uuid4(&u)) return set_error(s);
+  return make_uuid(u.bytes);
+}
+
+PyObject* py_uuid4_str(PyObject*, PyObject*) {
+  idforge_uuid u;
+  if (const idforge_status s = idforge_make_uuid4(&u)) return set_error(s);
+  return uuid_text(u);
+}
+
+PyObject* py_uuid7(PyObject*, PyObject*) {
+  idforge_uuid u;
+  if (const idforge_status s = idforge_make_uuid7(&u)) return set_error(s);
+  return make_uuid(u.bytes);
+}
+
+PyObject* py_uuid7_str(PyObject*, PyObject*) {
+  idforge_uuid u;
+  if (const idforge_status s = idforge_make_uuid7(&u)) return set_error(s);
+  return uuid_text(u);
+}
+
+PyObject* py_ulid(PyObject*, PyObject*) {
+  idforge_ulid u;
+  if (const idforge_status s = idforge_make_ulid(&u)) return set_error(s);
+  char text[IDFORGE_ULID_TEXT_SIZE];
+  if (const idforge_status s = idforge_ulid_format(&u, text, sizeof text)) return set_error(s);
+  return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, text, 26);
+}
+
+PyObject* py_after_fork_in_child(PyObject*, PyObject*) {
+  if (const idforge_status s = idforge_reseed()) return set_error(s);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef g_fast_functions[] = {
+    {"uuid4", py_uuid4, METH_NOARGS, "uuid4() -> uuid.UUID: a version 4 UUID from the CSPRNG."},
+    {"uuid4_str", py_uuid4_str, METH_NOARGS,
+     "uuid4_str() -> str: a version 4 UUID in canonical text."},
+    {"uuid7", py_uuid7, METH_NOARGS,
+     "uuid7() -> uuid.UUID: the next UUIDv7 of the process (increasing across threads)."},
+    {"uuid7_str", py_uuid7_str, METH_NOARGS,
+     "uuid7_str() -> str: the next UUIDv7 of the process in canonical text."},
+    {"ulid", py_ulid, METH_NOARGS, "ulid() -> str: the next monotonic ULID of the process."},
+    {"_after_fork_in_child", py_after_fork_in_child, METH_NOARGS,
+     "Reseeds the CSPRNG (registered with os.register_at_fork)."},
+    {nullptr, nullptr, 0, nullptr}};
+
+// ---- Snowflake ---------------------------------------------------------------------------
+
+using Handle = std::shared_ptr<idforge_snowflake>;
+
+// A Python Snowflake. The handle is shared with calls that run without the GIL, so close()
+// from another thread cannot free it under them.
+class Snowflake {
+ public:
+  Snowflake(const std::string& layout, std::optional<std::int64_t> node,
+            std::optional<std::string> lease_store) {
+    if (node && *node < 0)
+      throw py::value_error("node " + std::to_string(*node) + ": a node ID is >= 0");
+    idforge_snowflake* raw = nullptr;
+    idforge_status s;
+    {
+      // Leasing may wait on the store (bounded by its timeout) or for the clock to pass a
+      // stored mark: other Python threads run meanwhile.
+      py::gil_scoped_release unlocked;
+      s = idforge_snowflake_new(layout.c_str(), node ? *node : IDFORGE_NODE_ANY,
+                                lease_store ? lease_store->c_str() : nullptr, &raw);
+    }
+    check(s);
+    handle_ = Handle(raw, idforge_snowflake_free);
+  }
+
+  py::list next_batch(std::int64_t n) {
+    if (n < 0) throw py::value_error("next_batch(" + std::to_string(n) + "): n must be >= 0");
+    if (n > (std::int64_t{1} << 26))
+      throw py::value_error("next_batch(" + std::to_string(n) + "): n must be at most 67108864");
+    Handle h = handle_;
+    live();
+    std::vector<std::uint64_t> ids(static_cast<std::size_t>(n));
+    std::size_t written = 0;
+    idforge_status s;
+    {
+      py::gil_scoped_release unlocked;
+      s = idforge_snowflake_next_batch(h.get(), ids.data(), ids.size(), &written);
+    }
+    check(s);
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(written));
+    if (!list) throw py::error_already_set();
+    for (std::size_t i = 0; i < written; ++i) {
+      PyObject* v = PyLong_FromUnsignedLongLong(ids[i]);
+      if (!v) {
+        Py_DECREF(list);
+        throw py::error_already_set();
+      }
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), v);
+    }
+    return py::reinterpret_steal<py::list>(list);
+  }
+
+  std::uint64_t node() {
+    std::uint64_t n;
+    check(idforge_snowflake_node(live(), &n));
+    return n;
+  }
+
+  std::string layout() {
+    std::size_t needed = 0;
+    std::string out(128, '\0');
+    idforge_status s = idforge_snowflake_layout(live(), out.data(), out.size(), &needed);
+    if (s == IDFORGE_E_BUFFER_TOO_SMALL) {
+      out.resize(needed);
+      s = idforge_snowflake_layout(live(), out.data(), out.size(), &needed);
+    }
+    check(s);
+    out.resize(needed - 1);
+    return out;
+  }
+
+  void rebind(std::optional<std::int64_t> node) {
+    Handle h = handle_;
+    live();
+    idforge_status s;
+    {
+      py::gil_scoped_release unlocked;
+      s = idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY);
+    }
+    check(s);
+  }
+
+  void release() { check(idforge_snowflake_release(live())); }
+
+  // Frees the handle (a leased one gives its node ID back) once no call is using it.
+  void close() {
+    Handle h = std::move(handle_);
+    if (!h) return;
+    idforge_status s = idforge_snowflake_release(h.get());
+    h.reset();
+    check(s);
+  }
+
+  bool closed() const noexcept { return !handle_; }
+  /// The handle for the fast next() below (nullptr once closed). The GIL is held.
+  idforge_snowflake* raw() const noexcept { return handle_.get(); }
+
+ private:
+  idforge_snowflake* live() {
+    if (!handle_) {
+      PyErr_SetString(g_exc.argument, "Snowflake is closed");
+      throw py::error_already_set();
+    }
+    return handle_.get();
+  }
+
+  Handle handle_;
+};
+
+// Snowflake.next() as a METH_NOARGS method of the pybind11 type: pybind11's dispatch costs
+// about as much as the ID itself. self is a pybind11 instance of Snowflake (the method is
+// set on that type only); its C++ object sits in the simple value holder, nullptr until
+// __init__ has run.
+PyObject* py_snowflake_next(PyObject* self, PyObject*) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  void* value =
+      inst->simple_layout ? inst->simple_value_holder[0] : inst->get_value_and_holder().value_ptr();
+  idforge_snowflake* h = value ? static_cast<Snowflake*>(value)->raw() : nullptr;
+  if (!h) {
+    PyErr_SetString(g_exc.argument, value ? "Snowflake is closed" : "Snowflake is not initialised");
+    return nullptr;
+  }
+  std::uint64_t id;
+  if (const idforge_status s = idforge_snowflake_next(h, &id)) return set_error(s);
+  return PyLong_FromUnsignedLongLong(id);
+}
+
+PyMethodDef g_snowflake_next = {"next", py_snowflake_next, METH_NOARGS,
+                                "next() -> int: the next ID, greater than every one before."};
+
+// ---- decode and inspect -------------------------------------------------------------------
+
+std::string inspect_json(const std::string& text, std::optional<std::string> layout) {
+  std::size_t needed = 0;
+  std::string out(1024, '\0');
+  const char* l = layout ? layout->c_str() : nullptr;
+  idforge_status s =
+      idforge_inspect_json(text.data(), text.size(), l, out.data(), out.size(), &needed);
+  if (s == IDFORGE_E_BUFFER_TOO_SMALL) {
+    out.resize(needed);
+    s = idforge_inspect_json(text.data(), text.size(), l, out.data(), out.size(), &needed);
+  }
+  check(s);
+  out.resize(needed - 1);
+  return out;
+}
+
+py::dict decompose(std::uint64_t id, std::optional<std::string> layout) {
+  idforge_snowflake_parts p;
+  check(idforge_snowflake_decompose(layout ? layout->c_str() : nullptr, id, &p));
+  py::dict d;
+  d["tick"] = p.tick;
+  d["unix_ms"] = p.unix_ms;
+  d["datacenter"] = p.datacenter;
+  d["worker"] = p.worker;
+  d["node"] = p.node;
+  d["sequence"] = p.sequence;
+  return d;
+}
+
+std::uint64_t compose(std::uint64_t tick, std::uint64_t node, std::uint64_t sequence,
+                      std::optional<std::string> layout) {
+  idforge_snowflake_parts p{};
+  p.tick = tick;
+  p.node = node;
+  p.sequence = sequence;
+  std::uint64_t id;
+  check(idforge_snowflake_compose(layout ? layout->c_str() : nullptr, &p, &id));
+  return id;
+}
+
+py::object parse_uuid(const std::string& text) {
+  idforge_uuid u;
+  check(idforge_uuid_parse(text.data(), text.size(), &u));
+  PyObject* o = make_uuid(u.bytes);
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+py::bytes parse_ulid(const std::string& text) {
+  idforge_ulid u;
+  check(idforge_ulid_parse(text.data(), text.size(), &u));
+  return py::bytes(reinterpret_cast<const char*>(u.bytes), 16);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_idforge, m) {
+  m.doc() = "idforge's generators through libidforge.so (the C ABI); use the idforge package.";
+  m.attr("__version__") = idforge_version();
+
+  py::module_ uuid = py::module_::import("uuid");
+  g_uuid_type = reinterpret_cast<PyTypeObject*>(py::object(uuid.attr("UUID")).release().ptr());
+  g_safe_unknown = py::object(uuid.attr("SafeUUID").attr("unknown")).release().ptr();
+  g_str_int = PyUnicode_InternFromString("int");
+  g_str_is_safe = PyUnicode_InternFromString("is_safe");
+  if (!g_str_int || !g_str_is_safe) throw py::error_already_set();
+
+  PyObject* mod = m.ptr();
+  auto add = [&](PyObject*& slot, const char* name, PyObject* b1, PyObject* b2, const char* doc) {
+    slot = new_exception(mod, name, b1, b2, doc);
+    if (!slot) throw py::error_already_set();
+  };
+  add(g_exc.base, "Error", PyExc_Exception, nullptr,
+      "Base of every idforge error; .code names the status (e.g. 'node_out_of_range').");
+  add(g_exc.parse, "ParseError", g_exc.base, PyExc_ValueError,
+      "Text that is not a valid ID, number or layout spec (the message gives the position).");
+  add(g_exc.layout, "LayoutError", g_exc.base, PyExc_ValueError,
+      "A layout whose fields do not add up, or whose epoch lies in the future.");
+  add(g_exc.node, "NodeOutOfRangeError", g_exc.base, PyExc_ValueError,
+      "A node ID that does not fit the layout's node bits.");
+  add(g_exc.argument, "InvalidArgumentError", g_exc.base, PyExc_ValueError,
+      "An argument that breaks a stated rule.");
+  add(g_exc.clock, "ClockError", g_exc.base, PyExc_RuntimeError,
+      "The clock is behind the last issued ID beyond the wait bound, or before the epoch.");
+  add(g_exc.exhausted, "ExhaustedError", g_exc.base, PyExc_RuntimeError,
+      "A time field or a counter ran out.");
+  add(g_exc.forked, "ForkedError", g_exc.base, PyExc_RuntimeError,
+      "A Snowflake used in a forked child before rebind() gave it a node of its own.");
+  add(g_exc.lease, "LeaseError", g_exc.base, PyExc_RuntimeError,
+      "A node-ID lease could not be acquired, renewed or kept.");
+  add(g_exc.fenced, "FencedError", g_exc.lease, nullptr,
+      "Lease renewals are failing: issuing is paused until one succeeds.");
+  add(g_exc.unreachable, "StoreUnreachableError", g_exc.lease, nullptr,
+      "The lease store did not answer within its timeout.");
+  add(g_exc.internal, "InternalError", g_exc.base, PyExc_RuntimeError,
+      "An unexpected failure inside the library.");
+
+  if (PyModule_AddFunctions(mod, g_fast_functions) < 0) throw py::error_already_set();
+
+  py::class_<Snowflake> snowflake(m, "Snowflake");
+  snowflake
+      .def(py::init<const std::string&, std::optional<std::int64_t>, std::optional<std::string>>(),
+           py::arg("layout") = "twitter", py::kw_only(), py::arg("node") = py::none(),
+           py::arg("lease_store") = py::none())
+      .def("next_batch", &Snowflake::next_batch, py::arg("n"))
+      .def_property_readonly("node", &Snowflake::node)
+      .def_property_readonly("layout", &Snowflake::layout)
+      .def_property_readonly("closed", &Snowflake::closed)
+      .def("rebind", &Snowflake::rebind, py::arg("node") = py::none())
+      .def("release", &Snowflake::release)
+      .def("close", &Snowflake::close)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](Snowflake& s, py::args) { s.close(); });
+  {
+    auto* type = reinterpret_cast<PyTypeObject*>(snowflake.ptr());
+    PyObject* next = PyDescr_NewMethod(type, &g_snowflake_next);
+    if (!next || PyObject_SetAttrString(snowflake.ptr(), "next", next) < 0) {
+      Py_XDECREF(next);
+      throw py::error_already_set();
+    }
+    Py_DECREF(next);
+  }
+
+  m.def("_inspect_json", &inspect_json, py::arg("text"), py::arg("layout") = py::none());
+  m.def("decompose", &decompose, py::arg("id"), py::arg("layout") = py::none());
+  m.def("compose", &compose, py::arg("tick"), py::arg("node"), py::arg("sequence"),
+        py::arg("layout") = py::none());
+  m.def("parse_uuid", &parse_uuid, py::arg("text"));
+  m.def("parse_ulid", &parse_ulid, py::arg("text"));
+}

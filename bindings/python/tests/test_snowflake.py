@@ -1,0 +1,123 @@
+"""Snowflake from Python: fixed and leased nodes, batches, threads, typed errors."""
+
+import threading
+
+import pytest
+
+import idforge
+
+
+def test_fixed_node_ids_increase_and_carry_the_node():
+    s = idforge.Snowflake("twitter", node=7)
+    assert s.node == 7
+    ids = [s.next() for _ in range(5000)]
+    assert all(a < b for a, b in zip(ids, ids[1:]))
+    assert idforge.decompose(ids[-1])["node"] == 7
+    assert "time=41" in s.layout
+
+
+def test_next_batch_continues_after_next():
+    s = idforge.Snowflake("discord", node=1)
+    first = s.next()
+    batch = s.next_batch(10000)
+    assert len(batch) == 10000 and batch[0] > first
+    assert all(a < b for a, b in zip(batch, batch[1:]))
+    assert s.next() > batch[-1]
+    assert s.next_batch(0) == []
+
+
+def test_next_batch_rejects_a_negative_count():
+    with pytest.raises(ValueError, match="-1"):
+        idforge.Snowflake(node=1).next_batch(-1)
+
+
+def test_threads_sharing_one_generator_get_distinct_ids():
+    s = idforge.Snowflake("twitter", node=2)
+    results = [[] for _ in range(4)]
+
+    def work(out):
+        for _ in range(50):
+            out.extend(s.next_batch(200))  # the GIL is released while the batch is made
+            out.append(s.next())
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in results]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    every = [i for r in results for i in r]
+    assert len(every) == 4 * 50 * 201 and len(set(every)) == len(every)
+    for r in results:
+        assert all(a < b for a, b in zip(r, r[1:]))
+
+
+def test_node_out_of_range_names_the_value_and_the_range():
+    with pytest.raises(idforge.NodeOutOfRangeError) as e:
+        idforge.Snowflake("twitter", node=1024)
+    assert isinstance(e.value, ValueError)
+    assert "1024" in str(e.value) and "0..1023" in str(e.value)
+    assert e.value.code == "node_out_of_range"
+
+
+def test_bad_layout_is_a_ParseError_or_LayoutError():
+    with pytest.raises(idforge.ParseError, match="no-such-preset"):
+        idforge.Snowflake("no-such-preset", node=1)
+    with pytest.raises(idforge.LayoutError):
+        idforge.Snowflake("time=41,worker=10,seq=20", node=1)
+
+
+def test_a_generator_needs_a_node_or_a_store():
+    with pytest.raises(idforge.InvalidArgumentError, match="lease store"):
+        idforge.Snowflake("twitter")
+    with pytest.raises(ValueError, match="-2"):
+        idforge.Snowflake("twitter", node=-2)
+
+
+def test_unreachable_store_is_a_RuntimeError_naming_it():
+    with pytest.raises(idforge.StoreUnreachableError) as e:
+        idforge.Snowflake(lease_store="redis://127.0.0.1:1?timeout=200")
+    assert isinstance(e.value, RuntimeError) and isinstance(e.value, idforge.LeaseError)
+    assert "127.0.0.1:1" in str(e.value)
+
+
+def test_leased_generators_get_distinct_nodes_and_release_them(lease_dir):
+    url = "file:" + lease_dir
+    a = idforge.Snowflake(lease_store=url)
+    b = idforge.Snowflake(lease_store=url)
+    assert a.node != b.node
+    with pytest.raises(idforge.LeaseError, match=lease_dir):
+        idforge.Snowflake(node=a.node, lease_store=url)
+    taken = a.node
+    a.close()
+    assert a.closed
+    with pytest.raises(idforge.InvalidArgumentError, match="closed"):
+        a.next()
+    with idforge.Snowflake(node=taken, lease_store=url) as again:
+        assert again.node == taken and again.next() > 0
+    b.release()
+    with pytest.raises(idforge.LeaseError):
+        b.next()
+
+
+def test_release_of_a_fixed_generator_stops_it():
+    s = idforge.Snowflake(node=4)
+    s.release()
+    with pytest.raises(idforge.FencedError):
+        s.next()
+
+
+def test_rebind_belongs_to_a_forked_child():
+    with pytest.raises(idforge.InvalidArgumentError):
+        idforge.Snowflake(node=4).rebind(5)
+
+
+def test_decompose_and_compose_round_trip():
+    s = idforge.Snowflake("sonyflake", node=9)
+    i = s.next()
+    parts = idforge.decompose(i, "sonyflake")
+    assert parts["node"] == 9
+    assert idforge.compose(parts["tick"], parts["node"], parts["sequence"], "sonyflake") == i
+    with pytest.raises(idforge.InvalidArgumentError, match="sign bit"):
+        idforge.decompose(1 << 63)
+    with pytest.raises(idforge.InvalidArgumentError, match="1024"):
+        idforge.compose(1, 1024, 0)

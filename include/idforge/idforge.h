@@ -1,0 +1,226 @@
+/* idforge.h: the C ABI of idforge (libidforge.so.1, symbol version IDFORGE_1).
+ *
+ * One surface for every language that is not C++: the Python package and the Node addon
+ * sit on it. Pure C99; no C++ type crosses it and no C++ exception leaves it (every entry
+ * point catches everything and turns it into a status code).
+ *
+ * Errors: every function that can fail returns an idforge_status (0 = IDFORGE_OK). The
+ * codes 1..17 mirror idforge::errc one to one; idforge_last_error() returns the calling
+ * thread's last message, the same words the idforge CLI prints (naming the value and the
+ * rule). A successful call leaves the message of an earlier failure in place.
+ *
+ * Threads:
+ *  - idforge_snowflake, idforge_uuid7_gen and idforge_ulid_gen handles may be shared by any
+ *    number of threads: next/next_batch are lock-free (one atomic word each; the shared
+ *    C++ generators sit behind them). Creating and freeing a handle are not: free it once,
+ *    after every other thread is done with it.
+ *  - idforge_make_uuid4, _uuid7, _ulid (no handle) are thread-safe: v4 reads the
+ *    calling thread's CSPRNG, v7 and ULID take the next value of one process-wide
+ *    generator each, so every UUIDv7 (ULID) the process makes through them is increasing.
+ *  - idforge_last_error() is per thread.
+ * Fork:
+ *  - Random state (UUIDv4/v7, ULID) reseeds in a forked child before its first byte, and a
+ *    v7/ULID generator inherited through fork() moves to a later millisecond with fresh
+ *    bits: parent and child never share a value. Nothing to call.
+ *  - A Snowflake handle inherited through fork() refuses in the child with
+ *    IDFORGE_E_FORKED: its node ID belongs to the parent. idforge_snowflake_rebind() gives
+ *    it a node of its own (a fixed one, or a new lease from the same store); call it in the
+ *    child before any other thread uses the handle. A leased handle freed in a child does
+ *    not touch the parent's lease.
+ */
+#ifndef IDFORGE_IDFORGE_H
+#define IDFORGE_IDFORGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define IDFORGE_API __attribute__((visibility("default")))
+#else
+#define IDFORGE_API
+#endif
+
+/** ABI version: the number in the SONAME (libidforge.so.1). */
+#define IDFORGE_ABI_VERSION 1
+
+/** What a call did. 1..17 are idforge::errc's values; the rest belong to the C ABI. */
+typedef enum idforge_status {
+  IDFORGE_OK = 0,
+  IDFORGE_E_INVALID_LAYOUT = 1,        /**< layout fields do not add up, or one is out of range */
+  IDFORGE_E_EPOCH_IN_FUTURE = 2,       /**< a layout's epoch lies after the clock's now */
+  IDFORGE_E_NODE_OUT_OF_RANGE = 3,     /**< node ID does not fit the layout's bits */
+  IDFORGE_E_CLOCK_MOVED_BACKWARDS = 4, /**< clock behind the last issued tick beyond the wait */
+  IDFORGE_E_CLOCK_BEFORE_EPOCH = 5,    /**< clock reads earlier than the layout's epoch */
+  IDFORGE_E_TIME_EXHAUSTED = 6,        /**< the time field has no ticks left */
+  IDFORGE_E_FORKED = 7,                /**< Snowflake used in a forked child before rebind */
+  IDFORGE_E_FENCED = 8,                /**< lease renewals failing: issuing paused */
+  IDFORGE_E_PARSE_ERROR = 9,           /**< text is not a valid ID, number or spec */
+  IDFORGE_E_COUNTER_EXHAUSTED = 10,    /**< a counter ran out inside one tick (ULID) */
+  IDFORGE_E_LEASE_ERROR = 11,          /**< a node-ID lease could not be acquired or kept */
+  IDFORGE_E_STORE_UNREACHABLE = 12,    /**< the lease store did not answer */
+  IDFORGE_E_INVALID_ARGUMENT = 13,     /**< any other argument that breaks a stated rule */
+  IDFORGE_E_NOT_FOUND = 14,
+  IDFORGE_E_ALREADY_EXISTS = 15,
+  IDFORGE_E_KEY_ERROR = 16,
+  IDFORGE_E_NOT_OURS = 17,
+  IDFORGE_E_BUFFER_TOO_SMALL = 100, /**< the output buffer is too small; *needed says how big */
+  IDFORGE_E_OUT_OF_MEMORY = 101,
+  IDFORGE_E_INTERNAL = 102 /**< an unexpected failure inside the library (a bug) */
+} idforge_status;
+
+/** The calling thread's last error message ("" if none). Valid until the thread's next
+ *  failing call. Never NULL. */
+IDFORGE_API const char* idforge_last_error(void);
+/** A constant name for a status: "ok", "invalid_layout", ..., "unknown". Never NULL. */
+IDFORGE_API const char* idforge_status_name(idforge_status status);
+/** The library's version, e.g. "0.1.0". */
+IDFORGE_API const char* idforge_version(void);
+
+/* ---- UUIDs and ULIDs: 16-byte values in network order ---------------------------------- */
+
+typedef struct idforge_uuid {
+  uint8_t bytes[16];
+} idforge_uuid;
+
+typedef struct idforge_ulid {
+  uint8_t bytes[16];
+} idforge_ulid;
+
+/** Room for the canonical UUID text (36 characters) and its NUL. */
+#define IDFORGE_UUID_TEXT_SIZE 37
+/** Room for a ULID's text (26 characters) and its NUL. */
+#define IDFORGE_ULID_TEXT_SIZE 27
+
+/** A version 4 UUID from the calling thread's CSPRNG. */
+IDFORGE_API idforge_status idforge_make_uuid4(idforge_uuid* out);
+/** The next UUIDv7 of the process-wide generator (RFC 9562 §6.2 method 1, 42-bit counter). */
+IDFORGE_API idforge_status idforge_make_uuid7(idforge_uuid* out);
+/** The next ULID of the process-wide monotonic generator. */
+IDFORGE_API idforge_status idforge_make_ulid(idforge_ulid* out);
+
+/** Writes the canonical lowercase text (8-4-4-4-12) and a NUL; size >= 37. */
+IDFORGE_API idforge_status idforge_uuid_format(const idforge_uuid* id, char* out, size_t size);
+/** Parses len bytes of text in any UUID form (canonical, 32 hex, {braced}, urn:uuid:). */
+IDFORGE_API idforge_status idforge_uuid_parse(const char* text, size_t len, idforge_uuid* out);
+/** Writes the 26 Crockford base32 characters and a NUL; size >= 27. */
+IDFORGE_API idforge_status idforge_ulid_format(const idforge_ulid* id, char* out, size_t size);
+/** Parses len bytes of text as a ULID (either case; I, L, O read as 1, 1, 0). */
+IDFORGE_API idforge_status idforge_ulid_parse(const char* text, size_t len, idforge_ulid* out);
+
+/* ---- UUIDv7 and ULID generators with a handle of their own ---------------------------- */
+
+typedef struct idforge_uuid7_gen idforge_uuid7_gen;
+typedef struct idforge_ulid_gen idforge_ulid_gen;
+
+/** A new UUIDv7 generator on the system clock (thread-safe; see the top of this file). */
+IDFORGE_API idforge_status idforge_uuid7_gen_new(idforge_uuid7_gen** out);
+/** The next UUIDv7, greater than every one this handle returned before. */
+IDFORGE_API idforge_status idforge_uuid7_gen_next(idforge_uuid7_gen* gen, idforge_uuid* out);
+/** n increasing UUIDv7s into out[0..n). */
+IDFORGE_API idforge_status idforge_uuid7_gen_next_batch(idforge_uuid7_gen* gen, idforge_uuid* out,
+                                                        size_t n);
+/** Frees the handle; NULL is ignored. */
+IDFORGE_API void idforge_uuid7_gen_free(idforge_uuid7_gen* gen);
+
+/** A new monotonic ULID generator on the system clock (thread-safe). */
+IDFORGE_API idforge_status idforge_ulid_gen_new(idforge_ulid_gen** out);
+/** The next ULID, greater than every one this handle returned before. */
+IDFORGE_API idforge_status idforge_ulid_gen_next(idforge_ulid_gen* gen, idforge_ulid* out);
+/** n increasing ULIDs into out[0..n). On an error nothing of the failing chunk is issued. */
+IDFORGE_API idforge_status idforge_ulid_gen_next_batch(idforge_ulid_gen* gen, idforge_ulid* out,
+                                                       size_t n);
+/** Frees the handle; NULL is ignored. */
+IDFORGE_API void idforge_ulid_gen_free(idforge_ulid_gen* gen);
+
+/* ---- Snowflake ------------------------------------------------------------------------ */
+
+typedef struct idforge_snowflake idforge_snowflake;
+
+/** "No fixed node": pass as node to lease any free node ID from the store. */
+#define IDFORGE_NODE_ANY (-1)
+
+/** A Snowflake generator.
+ *  layout: a preset ("twitter", "discord", "sonyflake", "instagram", "baidu") or a spec
+ *          ("time=41,dc=5,worker=5,seq=12,epoch=..."), as `idforge gen snowflake --layout`;
+ *          NULL means "twitter".
+ *  node and lease_store:
+ *    node >= 0, lease_store NULL   the fixed node ID, unregistered (the caller keeps it unique)
+ *    node < 0,  lease_store URL    any free node ID leased from the store
+ *    node >= 0, lease_store URL    exactly that node ID, registered in the store (refused
+ *                                  while another live process holds it)
+ *  lease_store takes the URLs of `idforge serve --lease`: file:DIR, redis://HOST:PORT,
+ *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST (docs/LEASES.md). A leased
+ *  handle renews in a background thread, waits out the stored high-water mark at start
+ *  (bounded; else IDFORGE_E_CLOCK_MOVED_BACKWARDS) and releases the node ID when freed. */
+IDFORGE_API idforge_status idforge_snowflake_new(const char* layout, int64_t node,
+                                                 const char* lease_store, idforge_snowflake** out);
+/** The next ID: strictly greater than every ID this handle returned before, on any thread.
+ *  May wait (bounded) for the next tick or a clock step back. */
+IDFORGE_API idforge_status idforge_snowflake_next(idforge_snowflake* gen, uint64_t* out);
+/** Fills out[0..n) with consecutive IDs. *written (may be NULL) says how many are valid,
+ *  also when the call fails part-way. */
+IDFORGE_API idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* out,
+                                                        size_t n, size_t* written);
+/** The node ID the handle issues with. */
+IDFORGE_API idforge_status idforge_snowflake_node(const idforge_snowflake* gen, uint64_t* out);
+/** The layout as a spec that idforge_snowflake_new accepts back (NUL-terminated). On
+ *  IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many bytes it takes. */
+IDFORGE_API idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out,
+                                                    size_t size, size_t* needed);
+/** In a forked child: give the handle a node ID of its own. A fixed handle takes node (>= 0,
+ *  unregistered, the caller keeps it unique); a leased handle takes a new lease from its
+ *  store (node < 0: any free one; >= 0: exactly that one). In the parent this fails with
+ *  IDFORGE_E_INVALID_ARGUMENT. Not safe against concurrent calls on the same handle. */
+IDFORGE_API idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node);
+/** A leased handle stops issuing and gives its node ID back now, storing its last issued
+ *  time as the high-water mark; later next() calls fail. A fixed handle stops issuing. */
+IDFORGE_API idforge_status idforge_snowflake_release(idforge_snowflake* gen);
+/** Frees the handle (a leased one releases its node ID; errors are dropped: call
+ *  idforge_snowflake_release first to see them). NULL is ignored. */
+IDFORGE_API void idforge_snowflake_free(idforge_snowflake* gen);
+
+/** The fields of a Snowflake under a layout. */
+typedef struct idforge_snowflake_parts {
+  uint64_t tick;       /**< ticks since the layout's epoch */
+  int64_t unix_ms;     /**< epoch + tick * tick length */
+  uint64_t datacenter; /**< 0 when the layout has no datacenter bits */
+  uint64_t worker;
+  uint64_t node; /**< datacenter and worker together */
+  uint64_t sequence;
+} idforge_snowflake_parts;
+
+/** Splits id under layout (NULL: "twitter"). */
+IDFORGE_API idforge_status idforge_snowflake_decompose(const char* layout, uint64_t id,
+                                                       idforge_snowflake_parts* out);
+/** Packs parts->tick, node and sequence under layout (NULL: "twitter"); each must fit its
+ *  bits (IDFORGE_E_INVALID_ARGUMENT naming the field). unix_ms, datacenter, worker ignored. */
+IDFORGE_API idforge_status idforge_snowflake_compose(const char* layout,
+                                                     const idforge_snowflake_parts* parts,
+                                                     uint64_t* out);
+
+/* ---- inspect -------------------------------------------------------------------------- */
+
+/** What `idforge inspect --json` prints for text (NUL-terminated JSON object): kind,
+ *  canonical form, time and every decoded field, plus a warning for IDs that carry their
+ *  creation time. layout (NULL: "twitter") reads Snowflakes. Writes at most size bytes;
+ *  on IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many it takes. */
+IDFORGE_API idforge_status idforge_inspect_json(const char* text, size_t len, const char* layout,
+                                                char* out, size_t size, size_t* needed);
+
+/* ---- fork ----------------------------------------------------------------------------- */
+
+/** Reseeds the calling thread's CSPRNG from the OS now. Not needed for correctness (a
+ *  forked child reseeds before its first random byte by itself); runtimes that have an
+ *  after-fork hook (Python's os.register_at_fork) call it there so the child's first ID
+ *  costs no reseed. */
+IDFORGE_API idforge_status idforge_reseed(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IDFORGE_IDFORGE_H */

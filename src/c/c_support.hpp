@@ -1,0 +1,47 @@
+// Shared by every C entry point: the per-thread last message and the guard that turns any
+// C++ exception into a status code, so none ever crosses the C boundary.
+#pragma once
+
+#include <exception>
+#include <new>
+#include <string>
+
+#include "idforge/error.hpp"
+#include "idforge/idforge.h"
+#include "idforge/snowflake_layout.hpp"
+
+namespace idforge::c {
+
+/// Stores message as the calling thread's last error and returns status. Never throws.
+idforge_status fail(idforge_status status, const char* message) noexcept;
+/// Same, for a message built by the caller.
+idforge_status fail(idforge_status status, const std::string& message) noexcept;
+/// IDFORGE_E_INVALID_ARGUMENT naming the function and the NULL argument.
+idforge_status null_argument(const char* function, const char* argument) noexcept;
+
+/// Runs body (returning idforge_status) and turns every exception into a status and a
+/// message: idforge::Error keeps its errc (the codes are the same numbers), the rest are
+/// out of memory or internal.
+template <class Body>
+idforge_status guard(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const Error& e) {
+    return fail(static_cast<idforge_status>(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(IDFORGE_E_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(IDFORGE_E_INTERNAL, e.what());
+  } catch (...) {
+    return fail(IDFORGE_E_INTERNAL, "an unexpected error of unknown type");
+  }
+}
+
+/// A layout from a preset name or spec; NULL means twitter. Throws what parse_layout throws.
+Layout layout_or_default(const char* spec);
+
+/// Copies text and a NUL into out[0..size); *needed (if not NULL) gets text.size() + 1.
+idforge_status write_text(const std::string& text, char* out, std::size_t size,
+                          std::size_t* needed) noexcept;
+
+}  // namespace idforge::c

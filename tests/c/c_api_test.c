@@ -1,0 +1,362 @@
+/* The C ABI from C: every function of idforge.h, its success and its error paths, and the
+ * fork rule. Plain C99 with assert-like checks that print what failed and exit 1. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "idforge/idforge.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+              idforge_last_error());                                                          \
+      ++failures;                                                                             \
+    }                                                                                         \
+  } while (0)
+
+#define CHECK_STATUS(call, want)                                                                  \
+  do {                                                                                            \
+    idforge_status got_ = (call);                                                                 \
+    if (got_ != (want)) {                                                                         \
+      fprintf(stderr, "%s:%d: %s returned %s, wanted %s; last error: %s\n", __FILE__, __LINE__,   \
+              #call, idforge_status_name(got_), idforge_status_name(want), idforge_last_error()); \
+      ++failures;                                                                                 \
+    }                                                                                             \
+  } while (0)
+
+#define CHECK_MESSAGE_HAS(part)                                                  \
+  do {                                                                           \
+    if (!strstr(idforge_last_error(), (part))) {                                 \
+      fprintf(stderr, "%s:%d: last error '%s' lacks '%s'\n", __FILE__, __LINE__, \
+              idforge_last_error(), (part));                                     \
+      ++failures;                                                                \
+    }                                                                            \
+  } while (0)
+
+static void test_status_names(void) {
+  CHECK(strcmp(idforge_status_name(IDFORGE_OK), "ok") == 0);
+  CHECK(strcmp(idforge_status_name(IDFORGE_E_FORKED), "forked") == 0);
+  CHECK(strcmp(idforge_status_name(IDFORGE_E_BUFFER_TOO_SMALL), "buffer_too_small") == 0);
+  CHECK(strcmp(idforge_status_name((idforge_status)77), "unknown") == 0);
+  CHECK(strcmp(idforge_version(), "0.1.0") == 0);
+  CHECK(idforge_last_error() != NULL);
+}
+
+static void test_uuid4(void) {
+  idforge_uuid a, b;
+  char text[IDFORGE_UUID_TEXT_SIZE];
+  CHECK_STATUS(idforge_make_uuid4(&a), IDFORGE_OK);
+  CHECK_STATUS(idforge_make_uuid4(&b), IDFORGE_OK);
+  CHECK(memcmp(a.bytes, b.bytes, 16) != 0);
+  CHECK((a.bytes[6] >> 4) == 4);
+  CHECK((a.bytes[8] & 0xC0) == 0x80);
+  CHECK_STATUS(idforge_uuid_format(&a, text, sizeof text), IDFORGE_OK);
+  CHECK(strlen(text) == 36 && text[14] == '4');
+  CHECK_STATUS(idforge_make_uuid4(NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_make_uuid4: out must not be NULL");
+}
+
+static void test_uuid7(void) {
+  idforge_uuid prev, cur, batch[300];
+  idforge_uuid7_gen* gen = NULL;
+  int i;
+  CHECK_STATUS(idforge_make_uuid7(&prev), IDFORGE_OK);
+  CHECK((prev.bytes[6] >> 4) == 7);
+  for (i = 0; i < 1000; ++i) {
+    CHECK_STATUS(idforge_make_uuid7(&cur), IDFORGE_OK);
+    CHECK(memcmp(prev.bytes, cur.bytes, 16) < 0);
+    prev = cur;
+  }
+  CHECK_STATUS(idforge_uuid7_gen_new(&gen), IDFORGE_OK);
+  CHECK(gen != NULL);
+  CHECK_STATUS(idforge_uuid7_gen_next(gen, &prev), IDFORGE_OK);
+  CHECK_STATUS(idforge_uuid7_gen_next_batch(gen, batch, 300), IDFORGE_OK);
+  CHECK(memcmp(prev.bytes, batch[0].bytes, 16) < 0);
+  for (i = 1; i < 300; ++i) CHECK(memcmp(batch[i - 1].bytes, batch[i].bytes, 16) < 0);
+  CHECK_STATUS(idforge_uuid7_gen_next_batch(gen, batch, 0), IDFORGE_OK);
+  CHECK_STATUS(idforge_uuid7_gen_next_batch(gen, NULL, 3), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid7_gen_next(NULL, &cur), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid7_gen_next(gen, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid7_gen_new(NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_make_uuid7(NULL), IDFORGE_E_INVALID_ARGUMENT);
+  idforge_uuid7_gen_free(gen);
+  idforge_uuid7_gen_free(NULL);
+}
+
+static void test_uuid_text(void) {
+  const char* canonical = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
+  idforge_uuid u;
+  char text[IDFORGE_UUID_TEXT_SIZE];
+  CHECK_STATUS(idforge_uuid_parse(canonical, strlen(canonical), &u), IDFORGE_OK);
+  CHECK(u.bytes[0] == 0x01 && u.bytes[15] == 0x8f);
+  CHECK_STATUS(idforge_uuid_format(&u, text, sizeof text), IDFORGE_OK);
+  CHECK(strcmp(text, canonical) == 0);
+  CHECK_STATUS(idforge_uuid_parse("{017F22E2-79B0-7CC3-98C4-DC0C0C07398F}", 38, &u), IDFORGE_OK);
+  CHECK_STATUS(idforge_uuid_format(&u, text, sizeof text), IDFORGE_OK);
+  CHECK(strcmp(text, canonical) == 0);
+  CHECK_STATUS(idforge_uuid_parse("017f22e2-79b0-7cc3-98c4-dc0c0c07398g", 36, &u),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("017f22e2-79b0-7cc3-98c4-dc0c0c07398g");
+  CHECK_MESSAGE_HAS("35");
+  CHECK_STATUS(idforge_uuid_parse("", 0, &u), IDFORGE_E_PARSE_ERROR);
+  CHECK_STATUS(idforge_uuid_parse(NULL, 4, &u), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid_parse(canonical, 36, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid_format(&u, text, 36), IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK_STATUS(idforge_uuid_format(NULL, text, sizeof text), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_uuid_format(&u, NULL, 37), IDFORGE_E_INVALID_ARGUMENT);
+}
+
+static void test_ulid(void) {
+  idforge_ulid prev, cur, batch[300], parsed;
+  idforge_ulid_gen* gen = NULL;
+  char text[IDFORGE_ULID_TEXT_SIZE];
+  int i;
+  CHECK_STATUS(idforge_make_ulid(&prev), IDFORGE_OK);
+  for (i = 0; i < 1000; ++i) {
+    CHECK_STATUS(idforge_make_ulid(&cur), IDFORGE_OK);
+    CHECK(memcmp(prev.bytes, cur.bytes, 16) < 0);
+    prev = cur;
+  }
+  CHECK_STATUS(idforge_ulid_format(&cur, text, sizeof text), IDFORGE_OK);
+  CHECK(strlen(text) == 26);
+  CHECK_STATUS(idforge_ulid_parse(text, 26, &parsed), IDFORGE_OK);
+  CHECK(memcmp(parsed.bytes, cur.bytes, 16) == 0);
+  CHECK_STATUS(idforge_ulid_parse("01ARZ3NDEKTSV4RRFFQ69G5FAU", 26, &parsed),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("01ARZ3NDEKTSV4RRFFQ69G5FAU");
+  CHECK_STATUS(idforge_ulid_parse("8ZZZZZZZZZZZZZZZZZZZZZZZZZ", 26, &parsed),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_STATUS(idforge_ulid_format(&cur, text, 26), IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK_STATUS(idforge_ulid_format(NULL, text, 27), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_format(&cur, NULL, 27), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_parse(NULL, 1, &parsed), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_parse(text, 26, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_make_ulid(NULL), IDFORGE_E_INVALID_ARGUMENT);
+
+  CHECK_STATUS(idforge_ulid_gen_new(&gen), IDFORGE_OK);
+  CHECK_STATUS(idforge_ulid_gen_next(gen, &prev), IDFORGE_OK);
+  CHECK_STATUS(idforge_ulid_gen_next_batch(gen, batch, 300), IDFORGE_OK);
+  CHECK(memcmp(prev.bytes, batch[0].bytes, 16) < 0);
+  for (i = 1; i < 300; ++i) CHECK(memcmp(batch[i - 1].bytes, batch[i].bytes, 16) < 0);
+  CHECK_STATUS(idforge_ulid_gen_next_batch(gen, NULL, 2), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_gen_next(NULL, &cur), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_gen_next(gen, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_ulid_gen_new(NULL), IDFORGE_E_INVALID_ARGUMENT);
+  idforge_ulid_gen_free(gen);
+  idforge_ulid_gen_free(NULL);
+}
+
+static void test_snowflake_fixed(void) {
+  idforge_snowflake* gen = NULL;
+  uint64_t a = 0, b = 0, node = 99, batch[5000];
+  size_t written = 99, i, needed = 0;
+  idforge_snowflake_parts parts;
+  char spec[256];
+  CHECK_STATUS(idforge_snowflake_new("twitter", 7, NULL, &gen), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(gen, &a), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(gen, &b), IDFORGE_OK);
+  CHECK(b > a);
+  CHECK_STATUS(idforge_snowflake_node(gen, &node), IDFORGE_OK);
+  CHECK(node == 7);
+  CHECK_STATUS(idforge_snowflake_next_batch(gen, batch, 5000, &written), IDFORGE_OK);
+  CHECK(written == 5000);
+  CHECK(batch[0] > b);
+  for (i = 1; i < 5000; ++i) CHECK(batch[i] > batch[i - 1]);
+  CHECK_STATUS(idforge_snowflake_decompose("twitter", b, &parts), IDFORGE_OK);
+  CHECK(parts.node == 7 && parts.worker == 7 && parts.datacenter == 0);
+  CHECK(parts.unix_ms > 1700000000000LL);
+  CHECK_STATUS(idforge_snowflake_compose(NULL, &parts, &a), IDFORGE_OK);
+  CHECK(a == b);
+  parts.node = 1024;
+  CHECK_STATUS(idforge_snowflake_compose("twitter", &parts, &a), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("1024");
+  CHECK_STATUS(idforge_snowflake_compose("twitter", NULL, &a), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_compose("twitter", &parts, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_decompose("twitter", UINT64_C(1) << 63, &parts),
+               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("sign bit");
+  CHECK_STATUS(idforge_snowflake_decompose("twitter", 1, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_layout(gen, spec, sizeof spec, &needed), IDFORGE_OK);
+  CHECK(needed == strlen(spec) + 1 && strstr(spec, "time=41") != NULL);
+  CHECK_STATUS(idforge_snowflake_layout(gen, spec, 3, &needed), IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK(needed > 3);
+  CHECK_STATUS(idforge_snowflake_layout(NULL, spec, 3, &needed), IDFORGE_E_INVALID_ARGUMENT);
+  /* rebind belongs to a forked child; in the parent it is refused. */
+  CHECK_STATUS(idforge_snowflake_rebind(gen, 8), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_rebind(gen, -1), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_release(gen), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(gen, &a), IDFORGE_E_FENCED);
+  CHECK_STATUS(idforge_snowflake_next_batch(gen, batch, 10, &written), IDFORGE_E_FENCED);
+  CHECK(written == 0);
+  CHECK_STATUS(idforge_snowflake_next(NULL, &a), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_next(gen, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_next_batch(gen, NULL, 1, &written), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_node(gen, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_release(NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_snowflake_rebind(NULL, 1), IDFORGE_E_INVALID_ARGUMENT);
+  idforge_snowflake_free(gen);
+  idforge_snowflake_free(NULL);
+}
+
+static void test_snowflake_errors(void) {
+  idforge_snowflake* gen = (idforge_snowflake*)&failures; /* set to NULL on failure */
+  CHECK_STATUS(idforge_snowflake_new("twitter", 1024, NULL, &gen), IDFORGE_E_NODE_OUT_OF_RANGE);
+  CHECK(gen == NULL);
+  CHECK_MESSAGE_HAS("1024");
+  CHECK_STATUS(idforge_snowflake_new("time=41,worker=10,seq=20", 1, NULL, &gen),
+               IDFORGE_E_INVALID_LAYOUT);
+  CHECK_STATUS(idforge_snowflake_new("no-such-preset", 1, NULL, &gen), IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("no-such-preset");
+  CHECK_STATUS(idforge_snowflake_new("twitter", -1, NULL, &gen), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("lease store");
+  CHECK_STATUS(idforge_snowflake_new("twitter", -1, "nosuch:x", &gen), IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("nosuch:x");
+  CHECK_STATUS(idforge_snowflake_new("twitter", -1, "redis://127.0.0.1:1?timeout=200", &gen),
+               IDFORGE_E_STORE_UNREACHABLE);
+  CHECK_MESSAGE_HAS("127.0.0.1:1");
+  CHECK_STATUS(idforge_snowflake_new("twitter", 1, NULL, NULL), IDFORGE_E_INVALID_ARGUMENT);
+}
+
+static void test_snowflake_leased(const char* dir) {
+  char url[512];
+  idforge_snowflake *a = NULL, *b = NULL, *c = NULL;
+  uint64_t na = 0, nb = 0, ida = 0, idb = 0;
+  int status = 0;
+  pid_t pid;
+  snprintf(url, sizeof url, "file:%s", dir);
+  CHECK_STATUS(idforge_snowflake_new("twitter", IDFORGE_NODE_ANY, url, &a), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_new("twitter", IDFORGE_NODE_ANY, url, &b), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_node(a, &na), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_node(b, &nb), IDFORGE_OK);
+  CHECK(na != nb);
+  CHECK_STATUS(idforge_snowflake_next(a, &ida), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(b, &idb), IDFORGE_OK);
+  CHECK(ida != idb);
+  /* A fixed node already held by a live holder is refused. */
+  CHECK_STATUS(idforge_snowflake_new("twitter", (int64_t)na, url, &c), IDFORGE_E_LEASE_ERROR);
+  CHECK_MESSAGE_HAS(dir);
+  /* In the parent a leased handle cannot be rebound. */
+  CHECK_STATUS(idforge_snowflake_rebind(a, IDFORGE_NODE_ANY), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("forked child");
+
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    /* The child: the parent's node ID refuses until the handle leases its own. */
+    uint64_t id = 0, node = 0;
+    int bad = 0;
+    if (idforge_snowflake_next(a, &id) != IDFORGE_E_FORKED) bad |= 1;
+    if (!strstr(idforge_last_error(), "fork")) bad |= 2;
+    if (idforge_snowflake_rebind(a, IDFORGE_NODE_ANY) != IDFORGE_OK) bad |= 4;
+    if (idforge_snowflake_node(a, &node) != IDFORGE_OK || node == na || node == nb) bad |= 8;
+    if (idforge_snowflake_next(a, &id) != IDFORGE_OK || id == ida) bad |= 16;
+    if (idforge_reseed() != IDFORGE_OK) bad |= 32;
+    if (bad)
+      fprintf(stderr, "child: failed checks %d; last error: %s\n", bad, idforge_last_error());
+    idforge_snowflake_free(a); /* the child's own lease, released */
+    _exit(bad ? 1 : 0);        /* b: the parent's, left alone */
+  }
+  CHECK(pid > 0);
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  /* The parent still issues on its own lease. */
+  CHECK_STATUS(idforge_snowflake_next(a, &idb), IDFORGE_OK);
+  CHECK(idb > ida);
+  CHECK_STATUS(idforge_snowflake_release(a), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(a, &idb), IDFORGE_E_LEASE_ERROR);
+  /* Its node ID is free again: a fixed request for it succeeds now. */
+  CHECK_STATUS(idforge_snowflake_new("twitter", (int64_t)na, url, &c), IDFORGE_OK);
+  idforge_snowflake_free(c);
+  idforge_snowflake_free(a);
+  idforge_snowflake_free(b);
+}
+
+static void test_snowflake_fixed_fork(void) {
+  idforge_snowflake* gen = NULL;
+  uint64_t parent_id = 0;
+  int status = 0;
+  pid_t pid;
+  CHECK_STATUS(idforge_snowflake_new("discord", 5, NULL, &gen), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_next(gen, &parent_id), IDFORGE_OK);
+  fflush(NULL);
+  pid = fork();
+  if (pid == 0) {
+    uint64_t id = 0, node = 0;
+    int bad = 0;
+    if (idforge_snowflake_next(gen, &id) != IDFORGE_E_FORKED) bad |= 1;
+    if (idforge_snowflake_rebind(gen, -3) != IDFORGE_E_INVALID_ARGUMENT) bad |= 2;
+    if (idforge_snowflake_rebind(gen, 6) != IDFORGE_OK) bad |= 4;
+    if (idforge_snowflake_node(gen, &node) != IDFORGE_OK || node != 6) bad |= 8;
+    if (idforge_snowflake_next(gen, &id) != IDFORGE_OK || id == parent_id) bad |= 16;
+    if (bad)
+      fprintf(stderr, "child: failed checks %d; last error: %s\n", bad, idforge_last_error());
+    _exit(bad ? 1 : 0);
+  }
+  CHECK(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  idforge_snowflake_free(gen);
+}
+
+static void test_inspect(void) {
+  char out[2048];
+  size_t needed = 0;
+  const char* v7 = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
+  CHECK_STATUS(idforge_inspect_json(v7, strlen(v7), NULL, out, sizeof out, &needed), IDFORGE_OK);
+  CHECK(needed == strlen(out) + 1);
+  CHECK(strstr(out, "\"kind\":\"uuid\"") != NULL);
+  CHECK(strstr(out, "\"unix_ms\":1645557742000") != NULL);
+  CHECK(strstr(out, "\"warning\":") != NULL);
+  CHECK_STATUS(idforge_inspect_json("1288834974657", 13, "twitter", out, sizeof out, NULL),
+               IDFORGE_OK);
+  CHECK(strstr(out, "\"kind\":\"snowflake\"") != NULL);
+  CHECK_STATUS(idforge_inspect_json(v7, strlen(v7), NULL, out, 10, &needed),
+               IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK(needed > 10);
+  CHECK_STATUS(idforge_inspect_json(v7, strlen(v7), NULL, NULL, 0, &needed),
+               IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK_STATUS(idforge_inspect_json("not an id", 9, NULL, out, sizeof out, &needed),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("not an id");
+  CHECK_STATUS(idforge_inspect_json("\xff\xfe", 2, NULL, out, sizeof out, &needed),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_STATUS(idforge_inspect_json("1", 1, "bogus-layout", out, sizeof out, &needed),
+               IDFORGE_E_PARSE_ERROR);
+  CHECK_STATUS(idforge_inspect_json(NULL, 3, NULL, out, sizeof out, &needed),
+               IDFORGE_E_INVALID_ARGUMENT);
+}
+
+int main(void) {
+  char dir[] = "/tmp/idforge-c-test-XXXXXX";
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_status_names();
+  test_uuid4();
+  test_uuid7();
+  test_uuid_text();
+  test_ulid();
+  test_snowflake_fixed();
+  test_snowflake_errors();
+  test_snowflake_leased(dir);
+  test_snowflake_fixed_fork();
+  test_inspect();
+  {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  }
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  puts("c_api_test: all checks passed");
+  return 0;
+}
