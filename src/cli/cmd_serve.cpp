@@ -1,24 +1,30 @@
 // `idforge serve`: the HTTP service. Settings come from a file (--config), then IDFORGE_*
 // variables, then flags, each later one winning; all go through server::apply_setting.
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <thread>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "idforge/server/bounded_clock.hpp"
 #include "idforge/mask_keyring.hpp"
+#include "idforge/server/bounded_clock.hpp"
 #include "idforge/server/mask_routes.hpp"
 #include "idforge/server/sequence_routes.hpp"
 #include "idforge/server/server.hpp"
@@ -81,6 +87,58 @@ void check_lease_store(const server::ServerConfig& config) {
 }
 
 #ifdef IDFORGE_SERVER_HAVE_LEASE
+// The folder a store URL keeps its node locks in, if it keeps them in a local folder.
+std::optional<std::filesystem::path> lock_folder_of(const std::string& store_url) {
+  const coord::LeaseUrl u = coord::parse_lease_url(store_url);
+  std::optional<std::string> dir;
+  if (u.scheme == "file")
+    dir = u.body;
+  else if (u.scheme == "static" || u.scheme == "ordinal")
+    dir = u.param("state");
+  if (!dir) return std::nullopt;
+  std::error_code ec;
+  return std::filesystem::weakly_canonical(*dir, ec);
+}
+
+// Two servers on one data folder never share a node ID, whichever lease store each names:
+// with a store other than the data folder's own, the node is also locked there, with the
+// same flock() on <data>/leases/node-N.lock that the default file store takes (so a server
+// using the default store skips or refuses that node, and this one refuses a node such a
+// server holds). Held for the life of the process; the kernel drops it on any exit.
+class DataFolderNodeLock {
+ public:
+  DataFolderNodeLock(const std::string& data, const std::string& leases, const std::string& url,
+                     std::uint64_t node) {
+    std::error_code ec;
+    const auto own = std::filesystem::weakly_canonical(leases, ec);
+    if (const auto folder = lock_folder_of(url); folder && !ec && *folder == own) return;
+    const std::string path =
+        (std::filesystem::path(leases) / fmt::format("node-{}.lock", node)).string();
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+    if (fd_ < 0)
+      throw CommandFailure{fmt::format("data='{}': cannot open '{}' to lock node {}: {}", data,
+                                       path, node, std::strerror(errno))};
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      throw CommandFailure{fmt::format(
+          "node {} from lease-store='{}' is held in the data folder '{}' by another live process "
+          "({}): two servers on one data folder never share a node ID, whatever lease store "
+          "each names",
+          node, url, data, err == EWOULDBLOCK ? path + " is locked" : std::strerror(err))};
+    }
+  }
+  ~DataFolderNodeLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DataFolderNodeLock(const DataFolderNodeLock&) = delete;
+  DataFolderNodeLock& operator=(const DataFolderNodeLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // The lease folder under the data folder, created if missing; a failure names both.
 std::string lease_folder(const std::string& data) {
   const auto dir = std::filesystem::path(data) / "leases";
@@ -177,6 +235,8 @@ void run_serve(const ServeArgs& a) {
                      signal_name()));
     return;
   }
+  const std::string leases = lease_folder(config.data);
+  const DataFolderNodeLock data_lock(config.data, leases, url, leased->node());
   binding = std::make_unique<server::LeaseBinding>(srv, *leased);
   node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);
 #else

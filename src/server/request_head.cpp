@@ -329,6 +329,17 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
       return {400, "bad-content-length",
               fmt::format("Content-Length is given {} times ({}); one is expected (RFC 9112 §6.3)",
                           n, values)};
+    bool chunked = false;  // Beast refuses Content-Length beside Transfer-Encoding here too
+    for (const std::string_view line : field_lines(raw_head)) {
+      const std::size_t colon = line.find(':');
+      if (colon != std::string_view::npos && iequals(line.substr(0, colon), "transfer-encoding"))
+        chunked = true;
+    }
+    if (n == 1 && chunked)
+      return {400, "bad-content-length",
+              fmt::format("Content-Length {} comes with Transfer-Encoding: a request gives one "
+                          "or the other (RFC 9112 §6.3)",
+                          values)};
     if (n == 1)
       return {400, "bad-content-length",
               fmt::format("Content-Length {} is not a decimal number of digits only that fits in "

@@ -346,7 +346,11 @@ std::vector<Probe> open_probes() {
       {"transfer_encoding_and_content_length",
        {get("/healthz", chunked + "Content-Length: 5\r\n") + "0\r\n\r\n" +
         get("/v1/ids/snowflake")},
-       {400}},
+       {400},
+       0,
+       {},
+       // The detail names the conflict, not the (valid) number.
+       detail_names(0, "Content-Length '5' comes with Transfer-Encoding")},
       {"content_length_and_transfer_encoding_gzip",
        {get("/healthz", "Content-Length: 5\r\nTransfer-Encoding: gzip\r\n") + "hello"},
        {400}},

@@ -121,6 +121,51 @@ TEST(ServeBinary, DefaultLeasesANodeUnderTheDataFolderAndReleasesIt) {
 }
 #endif
 
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+// Two servers on one data folder with one fixed node but different lease stores used to both
+// start and hand out the same IDs (each registered the node only in its own store).
+TEST(ServeBinary, OneDataFolderNeverHasOneNodeTwiceWhateverTheLeaseStores) {
+  const std::string data = ::testing::TempDir() + "/idforge_serve_node_twice";
+  const std::string elsewhere = ::testing::TempDir() + "/idforge_serve_node_twice_store";
+  std::filesystem::remove_all(data);
+  std::filesystem::remove_all(elsewhere);
+  {
+    ServeProcess first({"--node", "3", "--access-log", "off", "--data", data});
+    ASSERT_GT(first.port(), 0) << first.first_line();
+    const auto [code, err] = run_binary({"serve", "--port", "0", "--node", "3", "--lease-store",
+                                         "file:" + elsewhere, "--access-log", "off", "--data",
+                                         data},
+                                        10);
+    EXPECT_EQ(code, 1) << err;
+    EXPECT_NE(err.find("node 3 from lease-store='file:" + elsewhere +
+                       "' is held in the data folder '" + data + "' by another live process"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(health_status(first.port()), 200);
+  }
+  {  // the other order: the one with its own store first, then the default
+    ServeProcess first({"--node", "3", "--lease-store", "file:" + elsewhere, "--access-log", "off",
+                        "--data", data});
+    ASSERT_GT(first.port(), 0) << first.first_line();
+    const auto [code, err] =
+        run_binary({"serve", "--port", "0", "--node", "3", "--access-log", "off", "--data", data},
+                   10);
+    EXPECT_EQ(code, 1) << err;
+    EXPECT_NE(err.find("node 3"), std::string::npos) << err;
+    // A leased (not fixed) server on the same folder passes over node 3.
+    ServeProcess leased({"--access-log", "off", "--data", data});
+    ASSERT_GT(leased.port(), 0) << leased.first_line();
+    HttpClient cli("127.0.0.1", leased.port());
+    const auto metrics = cli.Get("/metrics");
+    ASSERT_TRUE(metrics);
+    EXPECT_NE(metrics->body.find("idforge_snowflake_node "), std::string::npos) << metrics->body;
+    EXPECT_EQ(metrics->body.find("idforge_snowflake_node 3\n"), std::string::npos) << metrics->body;
+  }
+  std::filesystem::remove_all(data);
+  std::filesystem::remove_all(elsewhere);
+}
+#endif
+
 TEST(ServeBinary, ASecondServerOnABusyPortIsAStartUpErrorNamingThePort) {
   ServeProcess first({"--node", "1", "--access-log", "off"});
   ASSERT_GT(first.port(), 0) << first.first_line();
