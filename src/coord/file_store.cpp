@@ -14,14 +14,19 @@
 //    fences the generator for good. (A newcomer reads the mark after locking, so it reads
 //    at least every mark the holder stored before it noticed.)
 // Both names deleted at once: undetectable by a newcomer until the holder's next renewal.
-// A child forked after acquire shares the lock (the description); the store refuses every
-// call in the child (ForkGuard), so the child's exit never touches the parent's files.
+// A child forked after acquire would share the lock (the description): fork() points the
+// child's copies of the lock descriptors at /dev/null (track_lock), and the store refuses
+// every call in the child (ForkGuard), so the child neither keeps the parent's node locked
+// nor touches its files. (A child of syscall(SYS_fork) skips the atfork handler and keeps
+// its share of the lock until it exits; the store still refuses it.)
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -56,6 +61,45 @@ std::string read_text(int fd) {
   return text;
 }
 
+// Lock descriptors this process holds. A child forked without exec() (O_CLOEXEC covers
+// exec) inherits them and with them a share in each flock(): a child that outlives the
+// parent's release would keep the node locked for everyone. The atfork child handler points
+// each at /dev/null, so the numbers stay valid for the store's own close() but the child no
+// longer shares the lock. Slots hold fd + 1 (0 = free); a full table only loses this defence.
+constexpr std::size_t kHeldLockSlots = 1024;
+std::atomic<int> g_held_locks[kHeldLockSlots];
+int g_dev_null = -1;
+
+void on_fork_child_drop_locks() noexcept {
+  for (auto& slot : g_held_locks) {
+    const int v = slot.load(std::memory_order_relaxed);
+    if (v == 0) continue;
+    if (g_dev_null >= 0) dup2(g_dev_null, v - 1);  // async-signal-safe, atomic per number
+    slot.store(0, std::memory_order_relaxed);  // the child's numbers may be reused later
+  }
+}
+
+void track_lock(int fd) noexcept {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    pthread_atfork(nullptr, nullptr, &on_fork_child_drop_locks);
+  });
+  for (auto& slot : g_held_locks) {
+    int free_slot = 0;
+    if (slot.compare_exchange_strong(free_slot, fd + 1, std::memory_order_acq_rel)) return;
+  }
+}
+
+// Closes a lock descriptor that track_lock() may have recorded.
+void close_lock(int fd) noexcept {
+  for (auto& slot : g_held_locks) {
+    int mine = fd + 1;
+    if (slot.compare_exchange_strong(mine, 0, std::memory_order_acq_rel)) break;
+  }
+  close(fd);
+}
+
 std::string nonce() {
   std::random_device rd;
   char buf[17];
@@ -72,7 +116,7 @@ class FileStore final : public LeaseStore {
   }
   ~FileStore() override {
     // In a forked child these are the child's copies: closing them leaves the parent's locks.
-    for (const auto& [node, held] : held_) close(held.fd);
+    for (const auto& [node, held] : held_) close_lock(held.fd);
   }
 
   const std::string& url() const noexcept override { return url_; }
@@ -155,7 +199,7 @@ class FileStore final : public LeaseStore {
     if (ours &&
         ftruncate(held.fd, 0) != 0) { /* stale holder text is harmless: list checks the lock */
     }
-    close(held.fd);
+    close_lock(held.fd);
     held_.erase(it);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "release");
   }
@@ -253,6 +297,7 @@ class FileStore final : public LeaseStore {
                            "cannot write " + path + ": " + std::strerror(errno));
         held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd),
                        mark_layout_spec(layout)};
+        track_lock(fd);
         return lease;
       } catch (...) {
         close(fd);

@@ -107,6 +107,39 @@ TEST(ForkedChild, ExitLeavesTheParentsEtcdLeaseAlone) {
       test::with_params(base, "prefix=/" + test::unique_name() + "/&nodes=1&ttl=60000"));
 }
 
+// A child that never uses idforge and outlives the parent's release used to keep the node
+// locked (it shared the flock() through its inherited descriptor).
+TEST(ForkedChild, AChildOutlivingTheParentsReleaseDoesNotKeepTheNodeLocked) {
+  test::ScratchDir dir;
+  const std::string url = "file:" + dir.path() + "?nodes=1";
+  auto store = open_lease_store(url);
+  Lease lease = store->acquire(kTwitter);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // lives until the parent closes the pipe
+    close(go[1]);
+    char c;
+    while (read(go[0], &c, 1) > 0) {
+    }
+    _exit(0);
+  }
+  close(go[0]);
+  store->release(lease, 5);
+  auto other = open_lease_store(url);
+  try {
+    Lease again = other->acquire(kTwitter);
+    EXPECT_EQ(again.node, 0u);
+    EXPECT_EQ(again.high_water_unix_ms, 5);
+    other->release(again, 6);
+  } catch (const LeaseError& e) {
+    ADD_FAILURE() << "the child still holds the released node: " << e.what();
+  }
+  close(go[1]);
+  EXPECT_EQ(wait_bounded(pid, 10s), 0);
+}
+
 // A store opened before fork() refuses in the child, naming why, and touches nothing.
 TEST(ForkedChild, AStoreOpenedBeforeForkRefusesInTheChild) {
   test::ScratchDir dir;
