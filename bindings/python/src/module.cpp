@@ -214,6 +214,19 @@ PyMethodDef g_fast_functions[] = {
 
 using Handle = std::shared_ptr<idforge_snowflake>;
 
+// Runs f (a C call that touches no Python object) with the GIL released. Not an RAII guard
+// on purpose: at interpreter exit CPython ends a daemon thread that takes the GIL back with
+// pthread_exit, whose forced unwind must pass through here to pybind11's dispatcher (which
+// rethrows abi::__forced_unwind). A destructor is noexcept, so an unwind starting in one
+// calls std::terminate and aborts the whole process.
+template <class F>
+idforge_status without_gil(F&& f) {
+  PyThreadState* state = PyEval_SaveThread();
+  const idforge_status s = f();
+  PyEval_RestoreThread(state);
+  return s;
+}
+
 // A Python Snowflake. The handle is shared with calls that run without the GIL, so close()
 // from another thread cannot free it under them.
 class Snowflake {
@@ -223,15 +236,12 @@ class Snowflake {
     if (node && *node < 0)
       throw py::value_error("node " + std::to_string(*node) + ": a node ID is >= 0");
     idforge_snowflake* raw = nullptr;
-    idforge_status s;
-    {
-      // Leasing may wait on the store (bounded by its timeout) or for the clock to pass a
-      // stored mark: other Python threads run meanwhile.
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_new(layout.c_str(), node ? *node : IDFORGE_NODE_ANY,
-                                lease_store ? lease_store->c_str() : nullptr, &raw);
-    }
-    check(s);
+    // Leasing may wait on the store (bounded by its timeout) or for the clock to pass a
+    // stored mark: other Python threads run meanwhile.
+    check(without_gil([&] {
+      return idforge_snowflake_new(layout.c_str(), node ? *node : IDFORGE_NODE_ANY,
+                                   lease_store ? lease_store->c_str() : nullptr, &raw);
+    }));
     handle_ = Handle(raw, idforge_snowflake_free);
   }
 
@@ -243,12 +253,8 @@ class Snowflake {
     live();
     std::vector<std::uint64_t> ids(static_cast<std::size_t>(n));
     std::size_t written = 0;
-    idforge_status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_next_batch(h.get(), ids.data(), ids.size(), &written);
-    }
-    check(s);
+    check(without_gil(
+        [&] { return idforge_snowflake_next_batch(h.get(), ids.data(), ids.size(), &written); }));
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(written));
     if (!list) throw py::error_already_set();
     for (std::size_t i = 0; i < written; ++i) {
@@ -284,12 +290,8 @@ class Snowflake {
   void rebind(std::optional<std::int64_t> node) {
     Handle h = handle_;
     live();
-    idforge_status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY);
-    }
-    check(s);
+    check(without_gil(
+        [&] { return idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY); }));
   }
 
   void release() { check(idforge_snowflake_release(live())); }
