@@ -146,3 +146,8 @@ else()
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/idforge.pc.in ${PROJECT_BINARY_DIR}/idforge.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/idforge.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The C ABI: one shared library with everything inside, so no Requires.
+if(TARGET idforge_c)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/idforge-c.pc.in ${PROJECT_BINARY_DIR}/idforge-c.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/idforge-c.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check_install.sh BUILD_DIR SOURCE_DIR SCRATCH
 # The CMake package of idforge, tried from outside as an embedder would:
-#  1. install BUILD_DIR into a prefix; build examples/embed (find_package and pkg-config) and a
-#     consumer of each installed part (tests/packaging/consumer); run them;
+#  1. install BUILD_DIR into a prefix; build examples/embed (find_package and pkg-config), the
+#     C ABI's consumer with pkg-config, and a consumer of each installed part
+#     (tests/packaging/consumer); run them;
 #  2. move the prefix to another folder: no installed CMake file names the old place or a
 #     library by absolute path; build and run the consumers again;
 #  3. build and run the consumers with idforge added as a subdirectory;
@@ -37,6 +38,7 @@ installed_parts() {  # the parts whose library is in prefix $1, as a CMake list
   for p in core coord ticket lab server; do
     ls "$1"/lib*/libidforge_"$p".* >/dev/null 2>&1 && parts+=("$p")
   done
+  ls "$1"/lib*/libidforge.so.1 >/dev/null 2>&1 && parts+=(c)  # the C ABI
   (IFS=';'; echo "${parts[*]}")
 }
 
@@ -57,6 +59,12 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib64/pkgconfig"
 # shellcheck disable=SC2046
 g++ -O2 -o "$scratch/embed_pc" "$src/examples/embed/main.cpp" $(pkg-config --cflags --libs idforge)
 "$scratch/embed_pc" | grep -q "uuid7 "
+if [[ ";$parts;" == *";c;"* ]]; then  # the C ABI through its own pkg-config module
+  # shellcheck disable=SC2046
+  gcc -O2 -o "$scratch/c_pc" "$consumer_src/c.c" $(pkg-config --cflags --libs idforge-c) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir idforge-c)"
+  "$scratch/c_pc" | grep -q "^c: uuid7 "
+fi
 unset PKG_CONFIG_PATH
 build_and_run_consumers installed "$parts" -DCMAKE_PREFIX_PATH="$prefix"
 
