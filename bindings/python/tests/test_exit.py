@@ -27,7 +27,7 @@ def test_exit_with_a_daemon_thread_in_next_batch():
         time.sleep(0.3)
     """)
     assert r.returncode == 0, r.stderr
-    assert "terminate" not in r.stderr
+    assert "terminate" not in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_exit_with_a_daemon_thread_leasing_and_closing(lease_dir):
@@ -40,4 +40,4 @@ def test_exit_with_a_daemon_thread_leasing_and_closing(lease_dir):
         time.sleep(0.3)
     """)
     assert r.returncode == 0, r.stderr
-    assert "terminate" not in r.stderr
+    assert "terminate" not in r.stderr and "Traceback" not in r.stderr, r.stderr
