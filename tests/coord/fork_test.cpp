@@ -4,6 +4,7 @@
 // issuing and renewing. Against each store that holds node IDs: file, Redis, etcd. (TTL 60 s:
 // no background renewal moves the mark while the test compares it.)
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,14 +43,18 @@ std::optional<LeasedSnowflakeGenerator>& held() {
   return gen;
 }
 
-void child_exit_leaves_the_lease_alone(const std::string& url) {
+// fork() runs the pthread_atfork handlers; the raw system call skips them.
+pid_t plain_fork() { return fork(); }
+pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_fork)); }
+
+void child_exit_leaves_the_lease_alone(const std::string& url, pid_t (*do_fork)() = plain_fork) {
   auto& gen = held();
   gen.emplace(open_lease_store(url), kTwitter);
   const Lease lease = gen->keeper().acquired();
   const Snowflake before = gen->next();
   const auto rows_before = open_lease_store(url)->list(kTwitter);
   ASSERT_EQ(rows_before.size(), 1u);
-  const pid_t pid = fork();
+  const pid_t pid = do_fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     int code = 0;
@@ -81,6 +86,13 @@ void child_exit_leaves_the_lease_alone(const std::string& url) {
 TEST(ForkedChild, ExitLeavesTheParentsFileLeaseAlone) {
   test::ScratchDir dir;
   child_exit_leaves_the_lease_alone("file:" + dir.path() + "?nodes=1&ttl=60000");
+}
+
+// A child of the raw system call used to issue with the parent's node ID and then hang in
+// exit(), joining a renewal thread that exists only in the parent.
+TEST(ForkedChild, RawForkSystemCallChildLeavesTheParentsFileLeaseAlone) {
+  test::ScratchDir dir;
+  child_exit_leaves_the_lease_alone("file:" + dir.path() + "?nodes=1&ttl=60000", raw_fork);
 }
 
 TEST(ForkedChild, ExitLeavesTheParentsRedisLeaseAlone) {

@@ -3,6 +3,7 @@
 // 100k of each kind from the generators they share through fork(); the child sends its IDs
 // back over a pipe and no value may appear on both sides.
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,7 +84,12 @@ bool increasing(const std::vector<T>& v) {
          v.end();
 }
 
-void check_fork(Clock& clock) {
+// fork() runs the pthread_atfork handlers; the raw system call does not (nor does clone()
+// without CLONE_VM), so only the wipe-on-fork page can tell such a child it is one.
+pid_t plain_fork() { return fork(); }
+pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_fork)); }
+
+void check_fork(Clock& clock, pid_t (*do_fork)() = plain_fork) {
   UuidV7Generator v7(clock);
   SharedUuidV7Generator v7s(clock);
   UlidGenerator ul(clock);
@@ -98,7 +104,7 @@ void check_fork(Clock& clock) {
   }
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
+  const pid_t pid = do_fork();
   ASSERT_TRUE(pid >= 0);
   if (pid == 0) {
     close(fds[0]);
@@ -148,11 +154,22 @@ TEST(ForkUniqueness, ParentAndChildShareNoValueWithAFrozenClock) {
   check_fork(frozen);
 }
 
-TEST(ForkUniqueness, ChildRandomStreamDiffersFromTheParents) {
+TEST(ForkUniqueness, ParentAndChildShareNoValueAfterARawForkSystemCall) {
+  check_fork(SystemClock::instance(), raw_fork);
+}
+
+TEST(ForkUniqueness, ParentAndChildShareNoValueAfterARawForkWithAFrozenClock) {
+  ManualClock frozen(1'700'000'000'000 * 1'000'000LL);
+  check_fork(frozen, raw_fork);
+}
+
+class ForkRandom : public ::testing::TestWithParam<pid_t (*)()> {};
+
+TEST_P(ForkRandom, ChildRandomStreamDiffersFromTheParents) {
   random_u64();  // mid-buffer at the fork
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
+  const pid_t pid = GetParam()();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     close(fds[0]);
@@ -189,6 +206,9 @@ TEST(ForkUniqueness, ChildRandomStreamDiffersFromTheParents) {
   theirs.pop_back();
   EXPECT_EQ(common(mine, theirs), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Forks, ForkRandom, ::testing::Values(plain_fork, raw_fork),
+                         [](const auto& info) { return info.index == 0 ? "fork" : "raw_syscall"; });
 
 }  // namespace
 }  // namespace idforge

@@ -1,6 +1,7 @@
 #include "idforge/snowflake_generator.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -309,11 +310,13 @@ TYPED_TEST(SnowflakeGeneratorBoth, SonyflakeTicksAreTenMilliseconds) {
   EXPECT_EQ(p.unix_ms, kStartMs + 10);
 }
 
-TYPED_TEST(SnowflakeGeneratorBoth, ChildProcessRefusesUntilRebound) {
+// fork() or the raw system call, which skips the pthread_atfork handlers.
+template <class Gen>
+void child_refuses_until_rebound(pid_t (*do_fork)()) {
   ManualClock clock(kStartMs * kMs);
-  TypeParam gen(kTwitter, 1, clock);
+  Gen gen(kTwitter, 1, clock);
   gen.next();
-  const pid_t pid = fork();
+  const pid_t pid = do_fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     int code = 0;
@@ -336,6 +339,14 @@ TYPED_TEST(SnowflakeGeneratorBoth, ChildProcessRefusesUntilRebound) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_NO_THROW(gen.next());  // the parent is unaffected
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, ChildProcessRefusesUntilRebound) {
+  child_refuses_until_rebound<TypeParam>([] { return fork(); });
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, ChildOfARawForkSystemCallRefusesUntilRebound) {
+  child_refuses_until_rebound<TypeParam>([] { return static_cast<pid_t>(syscall(SYS_fork)); });
 }
 
 // --- threads on the system clock -----------------------------------------------------
