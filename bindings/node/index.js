@@ -26,8 +26,22 @@ function inspect(id, layout) {
   return JSON.parse(layout === undefined ? native.inspectJson(id) : native.inspectJson(id, layout));
 }
 
+// Echoed input is cut, so a huge argument does not make a huge message.
+function shown(text) {
+  return text.length > 64 ? `${text.slice(0, 64)}...` : text;
+}
+
 function decompose(id, layout) {
-  if (typeof id === 'string') id = BigInt(id);
+  if (typeof id === 'string') {
+    const text = id;
+    if (!/^[0-9]+$/.test(text)) {
+      const e = new RangeError(`decompose '${shown(text).replace(/\0/g, '\\0')}': an ID is a decimal number`);
+      e.code = 'IDFORGE_PARSE_ERROR';
+      e.status = 'parse_error';
+      throw e;
+    }
+    id = BigInt(text);
+  }
   if (typeof id !== 'bigint') throw new TypeError(`decompose() takes an ID as bigint or string, not ${typeof id}`);
   return layout === undefined ? native.decompose(id) : native.decompose(id, layout);
 }

@@ -104,11 +104,13 @@ IDFORGE_API idforge_status idforge_make_ulid(idforge_ulid* out);
 
 /** Writes the canonical lowercase text (8-4-4-4-12) and a NUL; size >= 37. */
 IDFORGE_API idforge_status idforge_uuid_format(const idforge_uuid* id, char* out, size_t size);
-/** Parses len bytes of text in any UUID form (canonical, 32 hex, {braced}, urn:uuid:). */
+/** Parses len bytes of text in any UUID form (canonical, 32 hex, {braced}, urn:uuid:);
+ *  len > PTRDIFF_MAX is IDFORGE_E_INVALID_ARGUMENT. */
 IDFORGE_API idforge_status idforge_uuid_parse(const char* text, size_t len, idforge_uuid* out);
 /** Writes the 26 Crockford base32 characters and a NUL; size >= 27. */
 IDFORGE_API idforge_status idforge_ulid_format(const idforge_ulid* id, char* out, size_t size);
-/** Parses len bytes of text as a ULID (either case; I, L, O read as 1, 1, 0). */
+/** Parses len bytes of text as a ULID (either case; I, L, O read as 1, 1, 0);
+ *  len > PTRDIFF_MAX is IDFORGE_E_INVALID_ARGUMENT. */
 IDFORGE_API idforge_status idforge_ulid_parse(const char* text, size_t len, idforge_ulid* out);
 
 /* ---- UUIDv7 and ULID generators with a handle of their own ---------------------------- */
@@ -168,7 +170,8 @@ IDFORGE_API idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, 
 /** The node ID the handle issues with. */
 IDFORGE_API idforge_status idforge_snowflake_node(const idforge_snowflake* gen, uint64_t* out);
 /** The layout as a spec that idforge_snowflake_new accepts back (NUL-terminated). On
- *  IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many bytes it takes. */
+ *  IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many bytes it takes; out NULL
+ *  with size 0 asks for that, out NULL with size > 0 is IDFORGE_E_INVALID_ARGUMENT. */
 IDFORGE_API idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out,
                                                     size_t size, size_t* needed);
 /** In a forked child: give the handle a node ID of its own. A fixed handle takes node (>= 0,
@@ -207,7 +210,8 @@ IDFORGE_API idforge_status idforge_snowflake_compose(const char* layout,
 /** What `idforge inspect --json` prints for text (NUL-terminated JSON object): kind,
  *  canonical form, time and every decoded field, plus a warning for IDs that carry their
  *  creation time. layout (NULL: "twitter") reads Snowflakes. Writes at most size bytes;
- *  on IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many it takes. */
+ *  on IDFORGE_E_BUFFER_TOO_SMALL *needed (may be NULL) says how many it takes (out NULL
+ *  with size 0 asks; with size > 0 it is IDFORGE_E_INVALID_ARGUMENT, as is len > PTRDIFF_MAX). */
 IDFORGE_API idforge_status idforge_inspect_json(const char* text, size_t len, const char* layout,
                                                 char* out, size_t size, size_t* needed);
 

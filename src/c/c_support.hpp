@@ -37,6 +37,14 @@ idforge_status guard(Body&& body) noexcept {
   }
 }
 
+/// IDFORGE_E_INVALID_ARGUMENT for a text length no object can have (above PTRDIFF_MAX), which
+/// would otherwise surface as an internal length error; IDFORGE_OK for any other.
+idforge_status check_length(const char* function, std::size_t len) noexcept;
+
+/// IDFORGE_E_INVALID_ARGUMENT for a NULL output buffer with a non-zero size (NULL with size 0
+/// asks for the size: IDFORGE_E_BUFFER_TOO_SMALL and *needed); IDFORGE_OK otherwise.
+idforge_status check_out(const char* function, const char* out, std::size_t size) noexcept;
+
 /// A layout from a preset name or spec; NULL means twitter. Throws what parse_layout throws.
 Layout layout_or_default(const char* spec);
 

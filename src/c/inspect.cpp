@@ -15,6 +15,8 @@ idforge_status idforge_inspect_json(const char* text, size_t len, const char* la
                                     size_t size, size_t* needed) {
   if (needed) *needed = 0;
   if (!text && len) return null_argument("idforge_inspect_json", "text");
+  if (const idforge_status s = c::check_length("idforge_inspect_json", len)) return s;
+  if (const idforge_status s = c::check_out("idforge_inspect_json", out, size)) return s;
   return guard([&] {
     InspectOptions options;
     options.layout = c::layout_or_default(layout);

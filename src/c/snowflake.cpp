@@ -110,6 +110,8 @@ idforge_status idforge_snowflake_node(const idforge_snowflake* gen, uint64_t* ou
 idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out, size_t size,
                                         size_t* needed) {
   if (!gen) return null_argument("idforge_snowflake_layout", "gen");
+  if (needed) *needed = 0;
+  if (const idforge_status s = c::check_out("idforge_snowflake_layout", out, size)) return s;
   return guard([&] {
     auto* g = const_cast<idforge_snowflake*>(gen);
     return c::write_text(g->generator().layout().to_spec(), out, size, needed);

@@ -1,4 +1,5 @@
 // The per-thread last error message, status names and the version.
+#include <cstdint>
 #include <cstring>
 
 #include "c_support.hpp"
@@ -34,6 +35,27 @@ idforge_status null_argument(const char* function, const char* argument) noexcep
 
 Layout layout_or_default(const char* spec) {
   return spec ? parse_layout(spec) : presets::twitter();
+}
+
+idforge_status check_length(const char* function, std::size_t len) noexcept {
+  if (len <= static_cast<std::size_t>(PTRDIFF_MAX)) return IDFORGE_OK;
+  try {
+    return fail(IDFORGE_E_INVALID_ARGUMENT, std::string(function) + ": len " + std::to_string(len) +
+                                                " is longer than any text can be (PTRDIFF_MAX)");
+  } catch (...) {
+    return fail(IDFORGE_E_INVALID_ARGUMENT, "len is longer than any text can be (PTRDIFF_MAX)");
+  }
+}
+
+idforge_status check_out(const char* function, const char* out, std::size_t size) noexcept {
+  if (out || size == 0) return IDFORGE_OK;
+  try {
+    return fail(IDFORGE_E_INVALID_ARGUMENT,
+                std::string(function) + ": out must not be NULL when size is " +
+                    std::to_string(size) + " (NULL with size 0 asks for the size)");
+  } catch (...) {
+    return fail(IDFORGE_E_INVALID_ARGUMENT, "out must not be NULL when size > 0");
+  }
 }
 
 idforge_status write_text(const std::string& text, char* out, std::size_t size,

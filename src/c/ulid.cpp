@@ -63,6 +63,7 @@ idforge_status idforge_ulid_format(const idforge_ulid* id, char* out, size_t siz
 idforge_status idforge_ulid_parse(const char* text, size_t len, idforge_ulid* out) {
   if (!text && len) return null_argument("idforge_ulid_parse", "text");
   if (!out) return null_argument("idforge_ulid_parse", "out");
+  if (const idforge_status s = c::check_length("idforge_ulid_parse", len)) return s;
   return guard([&] {
     const std::string_view s(text ? text : "", len);
     Ulid u;

@@ -70,6 +70,7 @@ idforge_status idforge_uuid_format(const idforge_uuid* id, char* out, size_t siz
 idforge_status idforge_uuid_parse(const char* text, size_t len, idforge_uuid* out) {
   if (!text && len) return null_argument("idforge_uuid_parse", "text");
   if (!out) return null_argument("idforge_uuid_parse", "out");
+  if (const idforge_status s = c::check_length("idforge_uuid_parse", len)) return s;
   return guard([&] {
     const std::string_view s(text ? text : "", len);
     Uuid u;

@@ -332,6 +332,32 @@ static void test_inspect(void) {
                IDFORGE_E_INVALID_ARGUMENT);
 }
 
+/* A NULL output buffer with room claimed is a bad argument, not a short buffer; a length no
+ * text can have is a bad argument, not an internal error. */
+static void test_bad_buffers_and_lengths(void) {
+  idforge_snowflake* gen = NULL;
+  idforge_uuid u;
+  idforge_ulid l;
+  size_t needed = 1;
+  CHECK_STATUS(idforge_snowflake_new("twitter", 3, NULL, &gen), IDFORGE_OK);
+  CHECK_STATUS(idforge_snowflake_layout(gen, NULL, 500, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_snowflake_layout: out must not be NULL");
+  CHECK_STATUS(idforge_snowflake_layout(gen, NULL, 0, &needed), IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK(needed > 1);
+  idforge_snowflake_free(gen);
+  CHECK_STATUS(idforge_inspect_json("123", 3, NULL, NULL, 500, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_inspect_json: out must not be NULL");
+  needed = 1;
+  CHECK_STATUS(idforge_inspect_json("123", 3, NULL, NULL, 0, &needed), IDFORGE_E_BUFFER_TOO_SMALL);
+  CHECK(needed > 1);
+  CHECK_STATUS(idforge_uuid_parse("abc", SIZE_MAX, &u), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_uuid_parse: len ");
+  CHECK_STATUS(idforge_ulid_parse("abc", SIZE_MAX, &l), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_ulid_parse: len ");
+  CHECK_STATUS(idforge_inspect_json("abc", SIZE_MAX, NULL, NULL, 0, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("idforge_inspect_json: len ");
+}
+
 int main(void) {
   char dir[] = "/tmp/idforge-c-test-XXXXXX";
   if (!mkdtemp(dir)) {
@@ -348,6 +374,7 @@ int main(void) {
   test_snowflake_leased(dir);
   test_snowflake_fixed_fork();
   test_inspect();
+  test_bad_buffers_and_lengths();
   {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

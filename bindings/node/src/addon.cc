@@ -16,27 +16,83 @@
 
 namespace {
 
-// A JavaScript Error with the library's message (the CLI's words), .code
-// ("IDFORGE_NODE_OUT_OF_RANGE", ...) and .status ("node_out_of_range"). Rule-breaking
-// arguments are RangeErrors, as Node's own APIs make them.
-Napi::Error make_error(Napi::Env env, idforge_status s) {
+// The longest piece of a caller's input this file echoes in a message: a 1 MB argument
+// must not make a 1 MB error.
+constexpr std::size_t kEchoLimit = 64;
+
+// text for a message: NUL bytes shown as \0 (a C string would end there), cut to kEchoLimit
+// characters with an ellipsis.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kEchoLimit; ++i) {
+    if (text[i] == '\0')
+      out += "\\0";
+    else
+      out += text[i];
+  }
+  if (text.size() > kEchoLimit) out += "...";
+  return out;
+}
+
+enum class Kind { Type, Range, Plain };
+
+// A JavaScript Error with message, .code ("IDFORGE_NODE_OUT_OF_RANGE", ...) and .status
+// ("node_out_of_range"). Rule-breaking values are RangeErrors, wrong types TypeErrors, as
+// Node's own APIs make them.
+void throw_error(Napi::Env env, idforge_status s, const std::string& message, Kind kind) {
   const std::string name = idforge_status_name(s);
   std::string code = "IDFORGE_";
   for (char c : name) code += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-  const bool range = s == IDFORGE_E_NODE_OUT_OF_RANGE || s == IDFORGE_E_INVALID_ARGUMENT ||
-                     s == IDFORGE_E_INVALID_LAYOUT || s == IDFORGE_E_EPOCH_IN_FUTURE;
-  Napi::Error e = range ? Napi::RangeError::New(env, idforge_last_error())
-                        : Napi::Error::New(env, idforge_last_error());
+  Napi::Error e = kind == Kind::Type    ? Napi::TypeError::New(env, message)
+                  : kind == Kind::Range ? Napi::RangeError::New(env, message)
+                                        : Napi::Error::New(env, message);
+  if (e.IsEmpty()) return;  // the environment is shutting down: nothing can be thrown
   e.Set("code", Napi::String::New(env, code));
   e.Set("status", Napi::String::New(env, name));
-  return e;
+  e.ThrowAsJavaScriptException();
 }
 
-// Throws the status as a JavaScript exception; returns false so callers can return early.
+// A failed library call: its message (the CLI's words); a value that breaks a rule (a
+// malformed ID or layout, a node out of range, a bad argument) is a RangeError.
 bool ok(Napi::Env env, idforge_status s) {
   if (s == IDFORGE_OK) return true;
-  make_error(env, s).ThrowAsJavaScriptException();
+  const bool range = s == IDFORGE_E_NODE_OUT_OF_RANGE || s == IDFORGE_E_INVALID_ARGUMENT ||
+                     s == IDFORGE_E_INVALID_LAYOUT || s == IDFORGE_E_EPOCH_IN_FUTURE ||
+                     s == IDFORGE_E_PARSE_ERROR;
+  throw_error(env, s, idforge_last_error(), range ? Kind::Range : Kind::Plain);
   return false;
+}
+
+void type_error(Napi::Env env, const std::string& message) {
+  throw_error(env, IDFORGE_E_INVALID_ARGUMENT, message, Kind::Type);
+}
+
+void range_error(Napi::Env env, const std::string& message) {
+  throw_error(env, IDFORGE_E_INVALID_ARGUMENT, message, Kind::Range);
+}
+
+// A string argument into out: a TypeError for another type or for a NUL byte (the C ABI
+// takes C strings, which would silently end at it). False with an exception pending.
+bool string_arg(Napi::Env env, const Napi::Value& v, const char* what, std::string& out) {
+  if (v.IsEmpty() || !v.IsString()) {
+    if (!env.IsExceptionPending()) type_error(env, std::string(what) + " must be a string");
+    return false;
+  }
+  out = v.As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return false;
+  if (out.find('\0') != std::string::npos) {
+    type_error(env, std::string(what) + " '" + shown(out) + "' contains a NUL byte: " + what +
+                        " must not contain one");
+    return false;
+  }
+  return true;
+}
+
+// The optional layout argument at index i: absent (undefined) means the default; anything
+// but a string is a TypeError. False with an exception pending.
+bool layout_arg(const Napi::CallbackInfo& info, std::size_t i, std::string& out, bool& given) {
+  given = info.Length() > i && !info[i].IsUndefined();
+  return !given || string_arg(info.Env(), info[i], "layout", out);
 }
 
 // uuid7() and ulid() are plain N-API functions: node-addon-api's wrapper costs more than the ID.
@@ -64,12 +120,17 @@ napi_value Ulid(napi_env env, napi_callback_info) {
 // from it, one native call per 128 UUIDs, as crypto.randomUUID() caches its entropy.
 Napi::Value Uuid4Block(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const std::uint32_t count = info[0].As<Napi::Number>().Uint32Value();
-  if (count == 0 || count > 4096) {
-    Napi::RangeError::New(env, "uuid4 block of " + std::to_string(count) + ": 1..4096")
-        .ThrowAsJavaScriptException();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    type_error(env, "uuid4Block(count): count must be a number");
     return env.Undefined();
   }
+  const double d = info[0].As<Napi::Number>().DoubleValue();
+  if (!(d >= 1 && d <= 4096) || d != static_cast<double>(static_cast<std::uint32_t>(d))) {
+    range_error(env, "uuid4 block of " + info[0].ToString().Utf8Value() +
+                         ": count must be an integer in 1..4096");
+    return env.Undefined();
+  }
+  const auto count = static_cast<std::uint32_t>(d);
   std::string text(static_cast<std::size_t>(count) * 36, '\0');
   char one[IDFORGE_UUID_TEXT_SIZE];
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -83,10 +144,21 @@ Napi::Value Uuid4Block(const Napi::CallbackInfo& info) {
 
 Napi::Value InspectJson(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) {
+    type_error(env, "inspectJson(text): text must be a string");
+    return env.Undefined();
+  }
   const std::string text = info[0].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
   std::string layout;
-  const bool has_layout = info.Length() > 1 && info[1].IsString();
-  if (has_layout) layout = info[1].As<Napi::String>().Utf8Value();
+  bool has_layout = false;
+  if (!layout_arg(info, 1, layout, has_layout)) return env.Undefined();
+  if (text.find('\0') != std::string::npos) {
+    // The library's message would echo the text as a C string, cut at the NUL.
+    throw_error(env, IDFORGE_E_PARSE_ERROR,
+                "inspect '" + shown(text) + "': an ID contains no NUL byte", Kind::Range);
+    return env.Undefined();
+  }
   std::string out(1024, '\0');
   std::size_t needed = 0;
   idforge_status s =
@@ -103,16 +175,21 @@ Napi::Value InspectJson(const Napi::CallbackInfo& info) {
 
 Napi::Value Decompose(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsBigInt()) {
+    type_error(env, "decompose(id): id must be a bigint");
+    return env.Undefined();
+  }
   bool lossless = false;
   const std::uint64_t id = info[0].As<Napi::BigInt>().Uint64Value(&lossless);
+  if (env.IsExceptionPending()) return env.Undefined();
   if (!lossless) {
-    Napi::RangeError::New(env, "decompose: the ID must be a bigint in 0..2^64-1")
-        .ThrowAsJavaScriptException();
+    range_error(env, "decompose " + shown(info[0].ToString().Utf8Value()) +
+                         ": the ID must be a bigint in 0..2^64-1");
     return env.Undefined();
   }
   std::string layout;
-  const bool has_layout = info.Length() > 1 && info[1].IsString();
-  if (has_layout) layout = info[1].As<Napi::String>().Utf8Value();
+  bool has_layout = false;
+  if (!layout_arg(info, 1, layout, has_layout)) return env.Undefined();
   idforge_snowflake_parts p;
   if (!ok(env, idforge_snowflake_decompose(has_layout ? layout.c_str() : nullptr, id, &p)))
     return env.Undefined();
@@ -141,6 +218,15 @@ void free_box(napi_env, void* data, void*) {
   delete box;
 }
 
+// Every call on a closed Snowflake throws this Error, code 'IDFORGE_CLOSED'.
+void throw_closed(Napi::Env env) {
+  Napi::Error e = Napi::Error::New(env, "Snowflake is closed");
+  if (e.IsEmpty()) return;
+  e.Set("code", Napi::String::New(env, "IDFORGE_CLOSED"));
+  e.Set("status", Napi::String::New(env, "closed"));
+  e.ThrowAsJavaScriptException();
+}
+
 // The open handle in argument 0, or nullptr with a JavaScript exception pending.
 idforge_snowflake* handle_arg(napi_env env, napi_callback_info info) {
   std::size_t argc = 1;
@@ -154,7 +240,7 @@ idforge_snowflake* handle_arg(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   auto* box = static_cast<Box*>(data);
-  if (!box->handle) napi_throw_error(env, "IDFORGE_CLOSED", "Snowflake is closed");
+  if (!box->handle) throw_closed(env);
   return box->handle;
 }
 
@@ -169,8 +255,7 @@ Box* box_arg(const Napi::CallbackInfo& info) {
 idforge_snowflake* open_arg(const Napi::CallbackInfo& info) {
   Box* box = box_arg(info);
   if (!box) return nullptr;
-  if (!box->handle)
-    Napi::Error::New(info.Env(), "Snowflake is closed").ThrowAsJavaScriptException();
+  if (!box->handle) throw_closed(info.Env());
   return box->handle;
 }
 
@@ -178,35 +263,37 @@ idforge_snowflake* open_arg(const Napi::CallbackInfo& info) {
 // store's timeout and the start-up wait).
 Napi::Value SfNew(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto type_error = [&](const std::string& what) {
-    Napi::TypeError::New(env, "new Snowflake: " + what).ThrowAsJavaScriptException();
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    type_error(env, "new Snowflake: options must be an object {layout, node | leaseStore}");
     return env.Undefined();
-  };
-  if (info.Length() < 1 || !info[0].IsObject())
-    return type_error("options must be an object {layout, node | leaseStore}");
+  }
   Napi::Object o = info[0].As<Napi::Object>();
   std::string layout = "twitter", store;
   std::int64_t node = IDFORGE_NODE_ANY;
-  const Napi::Value l = o.Get("layout"), n = o.Get("node"), s = o.Get("leaseStore");
-  if (!l.IsUndefined()) {
-    if (!l.IsString()) return type_error("layout must be a string (a preset or a spec)");
-    layout = l.As<Napi::String>().Utf8Value();
-  }
+  // Each Get runs the caller's code (a getter, a Proxy trap), which may throw.
+  const Napi::Value l = o.Get("layout");
+  if (env.IsExceptionPending()) return env.Undefined();
+  const Napi::Value n = o.Get("node");
+  if (env.IsExceptionPending()) return env.Undefined();
+  const Napi::Value s = o.Get("leaseStore");
+  if (env.IsExceptionPending()) return env.Undefined();
+  if (l.IsEmpty() || n.IsEmpty() || s.IsEmpty()) return env.Undefined();
+  if (!l.IsUndefined() && !string_arg(env, l, "layout", layout)) return env.Undefined();
   if (!n.IsUndefined()) {
-    if (!n.IsNumber()) return type_error("node must be a number");
+    if (!n.IsNumber()) {
+      type_error(env, "new Snowflake: node must be a number");
+      return env.Undefined();
+    }
     const double d = n.As<Napi::Number>().DoubleValue();
     if (!(d >= 0) || d > 9.0e15 || d != static_cast<double>(static_cast<std::int64_t>(d))) {
-      Napi::RangeError::New(env,
-                            "node " + n.ToString().Utf8Value() + ": a node ID is an integer >= 0")
-          .ThrowAsJavaScriptException();
+      throw_error(env, IDFORGE_E_NODE_OUT_OF_RANGE,
+                  "node " + n.ToString().Utf8Value() + ": a node ID is an integer >= 0",
+                  Kind::Range);
       return env.Undefined();
     }
     node = static_cast<std::int64_t>(d);
   }
-  if (!s.IsUndefined()) {
-    if (!s.IsString()) return type_error("leaseStore must be a string URL");
-    store = s.As<Napi::String>().Utf8Value();
-  }
+  if (!s.IsUndefined() && !string_arg(env, s, "leaseStore", store)) return env.Undefined();
   idforge_snowflake* h = nullptr;
   if (!ok(env, idforge_snowflake_new(layout.c_str(), node,
                                      s.IsUndefined() ? nullptr : store.c_str(), &h)))
@@ -253,27 +340,26 @@ Napi::Value SfNextBatch(const Napi::CallbackInfo& info) {
   idforge_snowflake* h = open_arg(info);
   if (!h) return env.Undefined();
   if (info.Length() < 2 || !info[1].IsNumber()) {
-    Napi::TypeError::New(env, "nextBatch(n): n must be a number").ThrowAsJavaScriptException();
+    type_error(env, "nextBatch(n): n must be a number");
     return env.Undefined();
   }
   const double d = info[1].As<Napi::Number>().DoubleValue();
   if (!(d >= 0 && d <= 67108864) || d != static_cast<double>(static_cast<std::int64_t>(d))) {
-    Napi::RangeError::New(env, "nextBatch(" + info[1].ToString().Utf8Value() +
-                                   "): n must be an integer in 0..67108864")
-        .ThrowAsJavaScriptException();
+    range_error(env, "nextBatch(" + info[1].ToString().Utf8Value() +
+                         "): n must be an integer in 0..67108864");
     return env.Undefined();
   }
   const auto n = static_cast<std::size_t>(d);
+  // Fails while the environment is terminating (worker.terminate(), process.exit()).
   Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, n * sizeof(std::uint64_t));
+  if (buf.IsEmpty() || env.IsExceptionPending()) return env.Undefined();
   std::size_t written = 0;
   if (!ok(env,
           idforge_snowflake_next_batch(h, static_cast<std::uint64_t*>(buf.Data()), n, &written)))
     return env.Undefined();
   napi_value arr;
-  if (napi_create_typedarray(env, napi_biguint64_array, written, buf, 0, &arr) != napi_ok) {
-    Napi::Error::New(env, "nextBatch: cannot make a BigUint64Array").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (napi_create_typedarray(env, napi_biguint64_array, written, buf, 0, &arr) != napi_ok)
+    return env.Undefined();  // a terminating environment, or the exception is pending
   return Napi::Value(env, arr);
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "idforge/idforge.h"
@@ -110,6 +111,135 @@ PyObject* set_error(idforge_status s) {
 
 inline void check(idforge_status s) {
   if (s != IDFORGE_OK) raise(s);
+}
+
+// ---- arguments ----------------------------------------------------------------------------
+// Arguments are taken as Python objects and checked here rather than by pybind11's casters:
+// those accept bytes for str and True for 1, and answer a value out of range with a bare
+// "incompatible function arguments" TypeError instead of an idforge error naming it.
+
+// The longest piece of a caller's input this file echoes in a message: a 1 MB argument must
+// not make a 1 MB error.
+constexpr std::size_t kEchoLimit = 64;
+
+// text for a message: NUL bytes shown as \0 (a C string would end there), cut to kEchoLimit
+// characters with an ellipsis.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kEchoLimit; ++i) {
+    if (text[i] == '\0')
+      out += "\\0";
+    else
+      out += text[i];
+  }
+  if (text.size() > kEchoLimit) out += "...";
+  return out;
+}
+
+// repr(v), bounded.
+std::string shown(py::handle v) {
+  PyObject* r = PyObject_Repr(v.ptr());
+  if (!r) {  // an int beyond sys.get_int_max_str_digits(), say
+    PyErr_Clear();
+    if (PyLong_Check(v.ptr()))
+      return "(an int of " + std::to_string(_PyLong_NumBits(v.ptr())) + " bits)";
+    return "?";
+  }
+  Py_ssize_t n = 0;
+  const char* u = PyUnicode_AsUTF8AndSize(r, &n);
+  std::string text = u ? std::string(u, static_cast<std::size_t>(n)) : "?";
+  if (!u) PyErr_Clear();
+  Py_DECREF(r);
+  return shown(text);
+}
+
+// Raises cls(message) with .code = code, as set_error does for the library's statuses.
+[[noreturn]] void raise_with(PyObject* cls, const char* code, const std::string& message) {
+  PyObject* msg =
+      PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
+  if (!msg) throw py::error_already_set();
+  PyObject* exc = PyObject_CallOneArg(cls, msg);
+  Py_DECREF(msg);
+  if (exc) {
+    PyObject* c = PyUnicode_FromString(code);
+    if (c && PyObject_SetAttrString(exc, "code", c) == 0) PyErr_SetObject(cls, exc);
+    Py_XDECREF(c);
+    Py_DECREF(exc);
+  }
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raise_type(const std::string& message) {
+  PyErr_SetString(PyExc_TypeError, message.c_str());
+  throw py::error_already_set();
+}
+
+// A str argument (bytes and the rest are a TypeError); a NUL byte is an InvalidArgumentError,
+// since the C ABI takes C strings, which would silently end at it.
+std::string text_arg(py::handle v, const char* what) {
+  if (!PyUnicode_Check(v.ptr()))
+    raise_type(std::string(what) + " must be a str, not " + Py_TYPE(v.ptr())->tp_name);
+  Py_ssize_t n = 0;
+  const char* u = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
+  if (!u) throw py::error_already_set();
+  std::string text(u, static_cast<std::size_t>(n));
+  if (text.find('\0') != std::string::npos)
+    raise_with(g_exc.argument, "invalid_argument",
+               std::string(what) + " '" + shown(text) + "' contains a NUL byte: " + what +
+                   " must not contain one");
+  return text;
+}
+
+// An optional layout: None is the default ("twitter").
+std::optional<std::string> layout_arg(py::handle v) {
+  if (v.is_none()) return std::nullopt;
+  return text_arg(v, "layout");
+}
+
+// An int argument (bool and the rest are a TypeError) in lo..hi; out of range raises cls
+// naming the value and the rule.
+template <class T>
+T int_arg(py::handle v, const char* what, PyObject* cls, const char* code, T lo, T hi,
+          const char* rule) {
+  if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
+    raise_type(std::string(what) + " must be an int, not " + Py_TYPE(v.ptr())->tp_name);
+  bool in_range = false;
+  T value{};
+  if constexpr (std::is_signed_v<T>) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+    in_range = !overflow && x >= lo && x <= hi;
+    value = static_cast<T>(x);
+  } else {
+    if (_PyLong_Sign(v.ptr()) >= 0) {
+      const unsigned long long x = PyLong_AsUnsignedLongLong(v.ptr());
+      if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) throw py::error_already_set();
+        PyErr_Clear();
+      } else {
+        in_range = x >= lo && x <= hi;
+        value = static_cast<T>(x);
+      }
+    }
+  }
+  if (!in_range) raise_with(cls, code, std::string(what) + " " + shown(v) + ": " + rule);
+  return value;
+}
+
+std::uint64_t u64_arg(py::handle v, const char* what) {
+  return int_arg<std::uint64_t>(v, what, g_exc.argument, "invalid_argument", 0, UINT64_MAX,
+                                "must be an integer in 0..2**64-1");
+}
+
+// A node ID: >= 0 and an int64 (the layout's node bits are checked by the library).
+std::int64_t node_arg(py::handle v) {
+  return int_arg<std::int64_t>(v, "node", g_exc.node, "node_out_of_range", 0, INT64_MAX,
+                               "a node ID is an integer in 0..2**63-1");
+}
+
+[[noreturn]] void raise_closed() {
+  raise_with(g_exc.argument, "closed", "Snowflake is closed");
 }
 
 PyObject* new_exception(PyObject* module, const char* name, PyObject* base1, PyObject* base2,
@@ -214,41 +344,49 @@ PyMethodDef g_fast_functions[] = {
 
 using Handle = std::shared_ptr<idforge_snowflake>;
 
+// Runs f (a C call that touches no Python object) with the GIL released. Not an RAII guard
+// on purpose: at interpreter exit CPython ends a daemon thread that takes the GIL back with
+// pthread_exit, whose forced unwind must pass through here to pybind11's dispatcher (which
+// rethrows abi::__forced_unwind). A destructor is noexcept, so an unwind starting in one
+// calls std::terminate and aborts the whole process.
+template <class F>
+idforge_status without_gil(F&& f) {
+  PyThreadState* state = PyEval_SaveThread();
+  const idforge_status s = f();
+  PyEval_RestoreThread(state);
+  return s;
+}
+
 // A Python Snowflake. The handle is shared with calls that run without the GIL, so close()
 // from another thread cannot free it under them.
 class Snowflake {
  public:
-  Snowflake(const std::string& layout, std::optional<std::int64_t> node,
-            std::optional<std::string> lease_store) {
-    if (node && *node < 0)
-      throw py::value_error("node " + std::to_string(*node) + ": a node ID is >= 0");
+  Snowflake(const py::object& layout_obj, const py::object& node_obj, const py::object& store_obj) {
+    const std::string layout = layout_arg(layout_obj).value_or("twitter");
+    std::optional<std::int64_t> node;
+    if (!node_obj.is_none()) node = node_arg(node_obj);
+    std::optional<std::string> lease_store;
+    if (!store_obj.is_none()) lease_store = text_arg(store_obj, "lease_store");
     idforge_snowflake* raw = nullptr;
-    idforge_status s;
-    {
-      // Leasing may wait on the store (bounded by its timeout) or for the clock to pass a
-      // stored mark: other Python threads run meanwhile.
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_new(layout.c_str(), node ? *node : IDFORGE_NODE_ANY,
-                                lease_store ? lease_store->c_str() : nullptr, &raw);
-    }
-    check(s);
+    // Leasing may wait on the store (bounded by its timeout) or for the clock to pass a
+    // stored mark: other Python threads run meanwhile.
+    check(without_gil([&] {
+      return idforge_snowflake_new(layout.c_str(), node ? *node : IDFORGE_NODE_ANY,
+                                   lease_store ? lease_store->c_str() : nullptr, &raw);
+    }));
     handle_ = Handle(raw, idforge_snowflake_free);
   }
 
-  py::list next_batch(std::int64_t n) {
-    if (n < 0) throw py::value_error("next_batch(" + std::to_string(n) + "): n must be >= 0");
-    if (n > (std::int64_t{1} << 26))
-      throw py::value_error("next_batch(" + std::to_string(n) + "): n must be at most 67108864");
+  py::list next_batch(const py::object& n_obj) {
+    const std::int64_t n =
+        int_arg<std::int64_t>(n_obj, "next_batch: n", g_exc.argument, "invalid_argument", 0,
+                              std::int64_t{1} << 26, "n must be an integer in 0..67108864");
     Handle h = handle_;
     live();
     std::vector<std::uint64_t> ids(static_cast<std::size_t>(n));
     std::size_t written = 0;
-    idforge_status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_next_batch(h.get(), ids.data(), ids.size(), &written);
-    }
-    check(s);
+    check(without_gil(
+        [&] { return idforge_snowflake_next_batch(h.get(), ids.data(), ids.size(), &written); }));
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(written));
     if (!list) throw py::error_already_set();
     for (std::size_t i = 0; i < written; ++i) {
@@ -281,15 +419,13 @@ class Snowflake {
     return out;
   }
 
-  void rebind(std::optional<std::int64_t> node) {
+  void rebind(const py::object& node_obj) {
+    std::optional<std::int64_t> node;
+    if (!node_obj.is_none()) node = node_arg(node_obj);
     Handle h = handle_;
     live();
-    idforge_status s;
-    {
-      py::gil_scoped_release unlocked;
-      s = idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY);
-    }
-    check(s);
+    check(without_gil(
+        [&] { return idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY); }));
   }
 
   void release() { check(idforge_snowflake_release(live())); }
@@ -309,13 +445,15 @@ class Snowflake {
 
  private:
   idforge_snowflake* live() {
-    if (!handle_) {
-      PyErr_SetString(g_exc.argument, "Snowflake is closed");
-      throw py::error_already_set();
-    }
+    if (!handle_) raise_closed();
     return handle_.get();
   }
 
+ public:
+  /// For `with`: entering a closed generator raises, as every other use does.
+  void enter() { live(); }
+
+ private:
   Handle handle_;
 };
 
@@ -329,7 +467,12 @@ PyObject* py_snowflake_next(PyObject* self, PyObject*) {
       inst->simple_layout ? inst->simple_value_holder[0] : inst->get_value_and_holder().value_ptr();
   idforge_snowflake* h = value ? static_cast<Snowflake*>(value)->raw() : nullptr;
   if (!h) {
-    PyErr_SetString(g_exc.argument, value ? "Snowflake is closed" : "Snowflake is not initialised");
+    try {
+      raise_with(g_exc.argument, value ? "closed" : "invalid_argument",
+                 value ? "Snowflake is closed" : "Snowflake is not initialised");
+    } catch (py::error_already_set& e) {
+      e.restore();
+    }
     return nullptr;
   }
   std::uint64_t id;
@@ -342,7 +485,20 @@ PyMethodDef g_snowflake_next = {"next", py_snowflake_next, METH_NOARGS,
 
 // ---- decode and inspect -------------------------------------------------------------------
 
-std::string inspect_json(const std::string& text, std::optional<std::string> layout) {
+// An ID text with a NUL byte: a ParseError made here, since the library's message echoes the
+// text as a C string, which would end at the NUL.
+void refuse_nul(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos)
+    raise_with(g_exc.parse, "parse_error",
+               std::string(what) + " '" + shown(text) + "': an ID contains no NUL byte");
+}
+
+std::string inspect_json(const py::object& text_obj, const py::object& layout_obj) {
+  const std::optional<std::string> layout = layout_arg(layout_obj);
+  if (!PyUnicode_Check(text_obj.ptr()))
+    raise_type(std::string("inspect: text must be a str, not ") + Py_TYPE(text_obj.ptr())->tp_name);
+  const std::string text = text_obj.cast<std::string>();
+  refuse_nul(text, "inspect");
   std::size_t needed = 0;
   std::string out(1024, '\0');
   const char* l = layout ? layout->c_str() : nullptr;
@@ -357,7 +513,9 @@ std::string inspect_json(const std::string& text, std::optional<std::string> lay
   return out;
 }
 
-py::dict decompose(std::uint64_t id, std::optional<std::string> layout) {
+py::dict decompose(const py::object& id_obj, const py::object& layout_obj) {
+  const std::uint64_t id = u64_arg(id_obj, "decompose: id");
+  const std::optional<std::string> layout = layout_arg(layout_obj);
   idforge_snowflake_parts p;
   check(idforge_snowflake_decompose(layout ? layout->c_str() : nullptr, id, &p));
   py::dict d;
@@ -370,18 +528,28 @@ py::dict decompose(std::uint64_t id, std::optional<std::string> layout) {
   return d;
 }
 
-std::uint64_t compose(std::uint64_t tick, std::uint64_t node, std::uint64_t sequence,
-                      std::optional<std::string> layout) {
+std::uint64_t compose(const py::object& tick, const py::object& node, const py::object& sequence,
+                      const py::object& layout_obj) {
   idforge_snowflake_parts p{};
-  p.tick = tick;
-  p.node = node;
-  p.sequence = sequence;
+  p.tick = u64_arg(tick, "compose: tick");
+  p.node = u64_arg(node, "compose: node");
+  p.sequence = u64_arg(sequence, "compose: sequence");
+  const std::optional<std::string> layout = layout_arg(layout_obj);
   std::uint64_t id;
   check(idforge_snowflake_compose(layout ? layout->c_str() : nullptr, &p, &id));
   return id;
 }
 
-py::object parse_uuid(const std::string& text) {
+std::string id_text(const py::object& v, const char* what) {
+  if (!PyUnicode_Check(v.ptr()))
+    raise_type(std::string(what) + ": text must be a str, not " + Py_TYPE(v.ptr())->tp_name);
+  std::string text = v.cast<std::string>();
+  refuse_nul(text, what);
+  return text;
+}
+
+py::object parse_uuid(const py::object& text_obj) {
+  const std::string text = id_text(text_obj, "parse_uuid");
   idforge_uuid u;
   check(idforge_uuid_parse(text.data(), text.size(), &u));
   PyObject* o = make_uuid(u.bytes);
@@ -389,7 +557,8 @@ py::object parse_uuid(const std::string& text) {
   return py::reinterpret_steal<py::object>(o);
 }
 
-py::bytes parse_ulid(const std::string& text) {
+py::bytes parse_ulid(const py::object& text_obj) {
+  const std::string text = id_text(text_obj, "parse_ulid");
   idforge_ulid u;
   check(idforge_ulid_parse(text.data(), text.size(), &u));
   return py::bytes(reinterpret_cast<const char*>(u.bytes), 16);
@@ -442,7 +611,7 @@ PYBIND11_MODULE(_idforge, m) {
 
   py::class_<Snowflake> snowflake(m, "Snowflake");
   snowflake
-      .def(py::init<const std::string&, std::optional<std::int64_t>, std::optional<std::string>>(),
+      .def(py::init<const py::object&, const py::object&, const py::object&>(),
            py::arg("layout") = "twitter", py::kw_only(), py::arg("node") = py::none(),
            py::arg("lease_store") = py::none())
       .def("next_batch", &Snowflake::next_batch, py::arg("n"))
@@ -452,7 +621,11 @@ PYBIND11_MODULE(_idforge, m) {
       .def("rebind", &Snowflake::rebind, py::arg("node") = py::none())
       .def("release", &Snowflake::release)
       .def("close", &Snowflake::close)
-      .def("__enter__", [](py::object self) { return self; })
+      .def("__enter__",
+           [](py::object self) {
+             self.cast<Snowflake&>().enter();
+             return self;
+           })
       .def("__exit__", [](Snowflake& s, py::args) { s.close(); });
   {
     auto* type = reinterpret_cast<PyTypeObject*>(snowflake.ptr());
