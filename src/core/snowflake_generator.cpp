@@ -29,6 +29,11 @@ struct SnowflakeCalls {
   using Step = typename G::Step;
   using Kind = typename Step::Kind;
 
+  // Readings taken again because a claim newer than the reading looked like a step back;
+  // each one follows another thread's successful claim, so this bounds only a thread that
+  // keeps losing the race, which then reports the step it sees.
+  static constexpr int kMaxRereads = 64;
+
   // Why a call issued nothing.
   enum class Why : std::uint8_t { none, forked, before_epoch, fenced, backwards, exhausted };
 
@@ -48,14 +53,18 @@ struct SnowflakeCalls {
   // and epoch checks; every claim by the fence check; every wait by a new reading.
   [[gnu::always_inline]] static Claim claim(G& g, const std::uint64_t want) noexcept {
     const typename G::Limits& lim = g.limits_;
-    bool read_again = false;
+    int rereads = 0;
     for (;;) {
-      // 1. The clock, then what may have changed since the last reading: fork and epoch.
+      // 1. The last claim, then the clock, then what may have changed since the last
+      // reading: fork and epoch. The claim is loaded before the clock is read, so a reading
+      // behind it is a real step back of the clock, never a reading that went stale while
+      // this thread waited for a core and others claimed later ticks.
+      std::uint64_t last = g.stamp_.load(std::memory_order_acquire);
+      bool last_predates_reading = true;
       const std::int64_t now_ms = g.clock_.now_ms();
       if (forked(g) || now_ms < g.epoch_ms_) [[unlikely]]
         return refused(forked(g) ? Why::forked : Why::before_epoch, now_ms);
       const std::int64_t now = tick_of(g, now_ms);
-      std::uint64_t last = g.stamp_.load(std::memory_order_relaxed);
       for (;;) {
         // 2. The rule.
         const Step step = G::advance(last, now, lim);
@@ -73,7 +82,10 @@ struct SnowflakeCalls {
           // 3. The claim: ours alone, or someone claimed since we loaded `last` (then the
           // rule runs again on the newer state with the same reading).
           IDFORGE_EXPLORE_POINT(ExplorePoint::claim, nullptr);
-          if (!cas(g, last, step.stamp + count - 1)) continue;
+          if (!cas(g, last, step.stamp + count - 1)) {
+            last_predates_reading = false;  // `last` is now newer than the reading
+            continue;
+          }
           // 4. The fence, read after the claim: a fence set before our claim is seen here.
           IDFORGE_EXPLORE_POINT(ExplorePoint::fence_check, nullptr);
           fence = g.fence_stamp_.load(std::memory_order_seq_cst);
@@ -84,10 +96,13 @@ struct SnowflakeCalls {
           if (lim.borrow_ticks != 0) note_ahead(g, step.stamp + count - 1, now);
           return {step.stamp, count, Why::none, at_room_end, now_ms, 0};
         }
-        if (step.kind == Kind::refuse_backwards && !read_again) {
-          // Other threads may have moved on since this reading: a stale reading looks
-          // exactly like a step back. A real step back is still there on the next reading.
-          read_again = true;
+        if (step.kind == Kind::refuse_backwards &&
+            (rereads == 0 || (!last_predates_reading && rereads < kMaxRereads))) {
+          // Read again: once always (a reading can be stale, and a real step back is still
+          // there on the next one), and again while another thread claimed after this
+          // reading was taken (it may have read a later tick). A step back seen behind a
+          // claim loaded before the reading is real.
+          ++rereads;
           break;
         }
         if (step.kind == Kind::wait) {

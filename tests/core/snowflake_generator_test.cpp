@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -177,6 +178,49 @@ TYPED_TEST(SnowflakeGeneratorBoth, AStaleReadingIsReadAgainBeforeRefusing) {
   const Snowflake second = gen.next();  // must not throw "8 ms behind"
   EXPECT_GT(second, first);
   EXPECT_EQ(parts(second).unix_ms, kStartMs + 8);
+}
+
+// A clock that, on chosen readings, lets "another thread" claim first: the hook runs after
+// the reading is taken and before the caller uses it, as a preemption at that point would.
+class PreemptingClock final : public Clock {
+ public:
+  std::int64_t now_ns() noexcept override {
+    const std::int64_t v = now_;
+    const std::size_t n = reads_++;
+    if (hook_ && n < preempt_.size() && preempt_[n]) hook_();
+    return v;
+  }
+  void wait_until_ns(std::int64_t t) noexcept override { now_ = std::max(now_, t); }
+  std::int64_t now_ = 0;
+  std::size_t reads_ = 0;
+  std::vector<bool> preempt_;
+  std::function<void()> hook_;
+};
+
+// Under load (TSan, 4 threads on 2 cores) a thread read the clock, lost the core, and twice
+// in a row found later ticks claimed by others: it refused with "clock moved backwards"
+// though the clock never went back. Each reading followed by a newer claim is read again.
+TEST(SnowflakeGenerator, AReadingOvertakenTwiceByOtherClaimsIsReadAgainNotRefused) {
+  PreemptingClock clock;
+  clock.now_ = kStartMs * kMs;
+  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  gen.next();
+  // Readings from here: #r (the caller's, then overtaken: the clock moves 8 ms and
+  // another caller claims), #r+1 (the other's), #r+2 (the caller's re-read, overtaken
+  // again the same way), #r+3 (the other's), #r+4 (the caller's third reading).
+  const std::size_t r = clock.reads_;
+  clock.preempt_.assign(r + 5, false);
+  clock.preempt_[r] = clock.preempt_[r + 2] = true;
+  std::vector<Snowflake> theirs;
+  clock.hook_ = [&] {
+    clock.now_ += 8 * kMs;
+    theirs.push_back(gen.next());
+  };
+  Snowflake mine;
+  EXPECT_NO_THROW(mine = gen.next());
+  ASSERT_EQ(theirs.size(), 2u);
+  EXPECT_GT(mine, theirs.back());
+  EXPECT_EQ(parts(mine).unix_ms, kStartMs + 16);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, RefusePolicyRefusesEvenOneMillisecondBack) {
