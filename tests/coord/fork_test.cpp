@@ -44,8 +44,12 @@ std::optional<LeasedSnowflakeGenerator>& held() {
 }
 
 // fork() runs the pthread_atfork handlers; the raw system call skips them.
-pid_t plain_fork() { return fork(); }
-pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_fork)); }
+pid_t plain_fork() {
+  return fork();
+}
+pid_t raw_fork() {
+  return static_cast<pid_t>(syscall(SYS_fork));
+}
 
 void child_exit_leaves_the_lease_alone(const std::string& url, pid_t (*do_fork)() = plain_fork) {
   auto& gen = held();
@@ -114,18 +118,26 @@ TEST(ForkedChild, AChildOutlivingTheParentsReleaseDoesNotKeepTheNodeLocked) {
   const std::string url = "file:" + dir.path() + "?nodes=1";
   auto store = open_lease_store(url);
   Lease lease = store->acquire(kTwitter);
-  int go[2];
+  int go[2], ready[2];
   ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(ready), 0);
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {  // lives until the parent closes the pipe
     close(go[1]);
+    close(ready[0]);
+    // fork() has returned here, so its child handlers have run.
+    if (write(ready[1], "r", 1) != 1) _exit(3);
     char c;
     while (read(go[0], &c, 1) > 0) {
     }
     _exit(0);
   }
   close(go[0]);
+  close(ready[1]);
+  char r = 0;
+  ASSERT_EQ(read(ready[0], &r, 1), 1);  // the child is past fork(): nothing in flight
+  close(ready[0]);
   store->release(lease, 5);
   auto other = open_lease_store(url);
   try {

@@ -122,12 +122,18 @@ TEST(SegmentProcesses, KilledClientLosesOnlyTheBlocksItHeld) {
     if (i == static_cast<std::int64_t>(all.size()) || all[static_cast<std::size_t>(i)] != v)
       missing.push_back(v);
   }
-  ASSERT_FALSE(missing.empty());
-  EXPECT_GT(missing.front(), max_seen - 1)
-      << "a value the killed client handed out in order is missing";
-  EXPECT_GE(missing.front(), held_from);
-  EXPECT_LT(missing.back(), held_from + 2 * kStep)
-      << "lost more than the current block and the spare";
+  if (missing.empty()) {
+    // Killed at the end of a block while its spare was still being fetched (never stored):
+    // it held nothing. Any other kill leaves values of its block or spare unused.
+    EXPECT_EQ((max_seen - kStart + 1) % kStep, 0)
+        << "nothing is missing, yet the killed client stopped inside a block at " << max_seen;
+  } else {
+    EXPECT_GT(missing.front(), max_seen - 1)
+        << "a value the killed client handed out in order is missing";
+    EXPECT_GE(missing.front(), held_from);
+    EXPECT_LT(missing.back(), held_from + 2 * kStep)
+        << "lost more than the current block and the spare";
+  }
   // 700 values: one full block and 200 of the second (the spare is asked for at 250).
   EXPECT_EQ(after_lost, 300);
 }
