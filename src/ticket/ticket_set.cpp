@@ -239,6 +239,19 @@ void Run::plan() {
                                std::to_string(epoch) +
                                ": the set changed meanwhile (another resize ran at the same "
                                "time); rerun to resize from where it ended");
+  // A member of the newest epoch that holds no record at all: it was read before the run that
+  // made that epoch wrote its record there, and the others after that run activated them.
+  // Fencing from such a view fences the others and then fails on this one.
+  for (const auto& l : all_)
+    if (!l.rec && !l.id.empty() && epoch > 0 &&
+        std::any_of(members.begin(), members.end(),
+                    [&](const MemberRef& m) { return m.id == l.id; }))
+      refuse(errc::fenced, server_words(l) +
+                               " holds no record of the set but is a member of "
+                               "epoch " +
+                               std::to_string(epoch) +
+                               ": the set changed meanwhile (another resize ran at the same "
+                               "time); rerun to resize from where it ended");
   // The same for a server the newest epoch retired: still active in the epoch before and not
   // dropped (left out unfenced) by the resize that made the newest one, it was read before
   // that resize fenced it, and the rest after it activated them.

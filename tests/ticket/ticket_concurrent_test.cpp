@@ -225,6 +225,51 @@ void read_across_a_shrink(const std::vector<std::string>& urls) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// The same across a grow: the loser reads the joining server before the winner writes its
+// record there, and the old members after the winner activated them. It used to fence the
+// old members and fail on the new one, leaving the set fenced until a --resume.
+void read_across_a_grow(const std::vector<std::string>& urls) {
+  const std::string name = test::unique_name("grow");
+  const std::vector<std::string> three{urls[0], urls[1], urls[2]};
+  auto r = test::run_cli({"ticket", "init", "--name", name, "--servers", urls[0] + "," + urls[1]},
+                         kLimitS);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::unique_ptr<TicketServer>> loser;
+  for (const auto& u : {urls[2], urls[0], urls[1]}) loser.push_back(open_ticket_server(u));
+  bool winner_ran = false;
+  // The winner runs when the loser first talks to an old member, after it read the new one.
+  loser[1]->set_statement_hook([&](std::string_view) {
+    if (winner_ran) return;
+    winner_ran = true;
+    const auto w = test::run_cli(
+        {"ticket", "resize", "--to", "3", "--name", name, "--servers", join(three)}, kLimitS);
+    ASSERT_EQ(w.exit_code, 0) << w.err;
+  });
+  try {
+    resize_ticket_set(loser, name, 3);
+    ADD_FAILURE() << "the resize went ahead on a view read across another resize";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("changed meanwhile"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nothing changed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(winner_ran);
+  r = test::run_cli({"ticket", "status", "--name", name, "--servers", join(three)}, kLimitS);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("fenced"), std::string::npos) << r.out;
+  r = test::run_cli({"ticket", "next", "-n", "3", "--name", name, "--servers", join(three)},
+                    kLimitS);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(TicketConcurrent, PostgresResizeReadAcrossAGrowChangesNothing) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
+  read_across_a_grow(test::split_urls(urls));
+}
+TEST(TicketConcurrent, MariaDbResizeReadAcrossAGrowChangesNothing) {
+  IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
+  read_across_a_grow(test::split_urls(urls));
+}
+
 TEST(TicketConcurrent, PostgresResizeReadAcrossAnotherResizeChangesNothing) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
   read_across_a_shrink(test::split_urls(urls));
