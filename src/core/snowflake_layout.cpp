@@ -183,6 +183,14 @@ struct SpecParser {
                                      "' must be a whole number, got '" + std::string(v) + "'");
     return out;
   }
+  // A width is read as int64 and range-checked here, so "time=4294967360" cannot narrow to 64.
+  int bits(std::string_view v, std::size_t pos, std::string_view key) const {
+    const std::int64_t n = number(v, pos, key);
+    if (n < 0 || n > 64)
+      fail(pos, "'" + std::string(key) + "' is a field width from 0 to 64 bits, got '" +
+                    std::string(v) + "'");
+    return static_cast<int>(n);
+  }
   std::int64_t tick(std::string_view v, std::size_t pos) const {
     std::int64_t scale = 1;
     if (v.ends_with("ms")) {
@@ -190,7 +198,14 @@ struct SpecParser {
     } else if (v.ends_with("s")) {
       v.remove_suffix(1), scale = 1000;
     }
-    return number(v, pos, "tick") * scale;
+    const std::int64_t n = number(v, pos, "tick");
+    // Seconds are scaled only when the product fits; anything that large is past the one-day
+    // limit that Layout::make names anyway.
+    if (n > std::numeric_limits<std::int64_t>::max() / scale ||
+        n < std::numeric_limits<std::int64_t>::min() / scale)
+      fail(pos, "tick must be from 1 ms to 86400000 ms (one day), got '" + std::string(v) +
+                    (scale == 1000 ? "s'" : "'"));
+    return n * scale;
   }
   std::int64_t epoch(std::string_view v, std::size_t pos) const {
     // "-1" is neither form; say what an epoch may be rather than how ISO-8601 parsing failed.
@@ -231,15 +246,15 @@ struct SpecParser {
         const std::string_view key = tok.substr(0, eq), val = tok.substr(eq + 1);
         const std::size_t vpos = start + eq + 1;
         if (key == "time")
-          f.time_bits = static_cast<int>(number(val, vpos, key));
+          f.time_bits = bits(val, vpos, key);
         else if (key == "dc" || key == "datacenter")
-          f.datacenter_bits = static_cast<int>(number(val, vpos, key));
+          f.datacenter_bits = bits(val, vpos, key);
         else if (key == "worker")
-          f.worker_bits = static_cast<int>(number(val, vpos, key));
+          f.worker_bits = bits(val, vpos, key);
         else if (key == "node")
-          f.worker_bits = static_cast<int>(number(val, vpos, key)), f.datacenter_bits = 0;
+          f.worker_bits = bits(val, vpos, key), f.datacenter_bits = 0;
         else if (key == "seq" || key == "sequence")
-          f.sequence_bits = static_cast<int>(number(val, vpos, key));
+          f.sequence_bits = bits(val, vpos, key);
         else if (key == "tick")
           f.tick_ms = tick(val, vpos);
         else if (key == "epoch")

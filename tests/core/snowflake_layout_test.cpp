@@ -188,5 +188,37 @@ TEST(SnowflakeLayout, DescribeSonyflakeUsesTenMsTicks) {
   EXPECT_NEAR(f.years_of_time, 174.2, 0.1);
 }
 
+// Found by the layout_spec fuzz target: "tick=1201333333333333331s" multiplied seconds into
+// milliseconds with signed overflow before the one-day limit was checked.
+TEST(SnowflakeLayout, AHugeTickInSecondsIsRefusedWithoutOverflow) {
+  for (const char* spec : {"twitter,tick=1201333333333333331s", "twitter,tick=9223372036854776s",
+                           "twitter,tick=-9223372036854776s"}) {
+    SCOPED_TRACE(spec);
+    try {
+      parse_layout(spec, kNow);
+      ADD_FAILURE() << "accepted";
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.position(), 13u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("tick must be from 1 ms"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// A width beyond int used to narrow silently: 4294967360 is 64 modulo 2^32.
+TEST(SnowflakeLayout, AFieldWidthBeyondSixtyFourIsRefusedNotNarrowed) {
+  for (const char* spec : {"time=4294967360,node=0,seq=0", "twitter,seq=4294967308",
+                           "twitter,worker=-4294967286", "twitter,dc=65"}) {
+    SCOPED_TRACE(spec);
+    try {
+      parse_layout(spec, kNow);
+      ADD_FAILURE() << "accepted";
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("field width from 0 to 64 bits"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace idforge
