@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect_errc.hpp"
 #include "idforge/error.hpp"
 
 namespace idforge {
@@ -339,36 +340,21 @@ TYPED_TEST(SnowflakeGeneratorBoth, FenceStopsIssuingAtTheDeadline) {
   gen.set_fence_unix_ms(kStartMs + 1);
   gen.next();
   clock.advance_ms(1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::fenced);
-  }
+  EXPECT_ERRC(gen.next(), errc::fenced);
   gen.set_fence_unix_ms(kStartMs + 1000);
   EXPECT_NO_THROW(gen.next());
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, EpochAfterTheClockIsRefusedAtConstruction) {
   ManualClock clock(kTwitter.epoch_ms() * kMs - 1);
-  try {
-    TypeParam gen(kTwitter, 1, clock);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::epoch_in_future);
-  }
+  EXPECT_ERRC(TypeParam gen(kTwitter, 1, clock), errc::epoch_in_future);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, ClockBeforeEpochLaterIsRefused) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   clock.set_ms(kTwitter.epoch_ms() - 1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::clock_before_epoch);
-  }
+  EXPECT_ERRC(gen.next(), errc::clock_before_epoch);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, NodeOutOfRangeIsRefusedAtConstruction) {
@@ -383,12 +369,7 @@ TYPED_TEST(SnowflakeGeneratorBoth, TimeFieldRunsOutWithATypedError) {
   TypeParam gen(tiny, 0, clock);
   std::vector<Snowflake> ids(4096);
   gen.next_batch(ids);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::time_exhausted);
-  }
+  EXPECT_ERRC(gen.next(), errc::time_exhausted);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, SonyflakeTicksAreTenMilliseconds) {
