@@ -6,6 +6,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
+# Every C and C++ file as the root .clang-format writes it (checked first: it takes seconds).
+bash scripts/format.sh --check
 bash scripts/build.sh
 trap 'bash scripts/services.sh stop' EXIT
 bash scripts/services.sh start
