@@ -94,7 +94,7 @@ TEST(Ksuid, MalformedTextIsRejectedWithPosition) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
     Ksuid k;
-    const KsuidParseStatus st = parse_ksuid(c.text, k);
+    const ParseStatus st = parse_ksuid(c.text, k);
     EXPECT_FALSE(st.ok());
     EXPECT_EQ(st.position, c.position);
     EXPECT_EQ(k, Ksuid());  // unchanged
@@ -133,10 +133,10 @@ TEST(Ksuid, GenerationOutsideTheTimestampRangeIsRefused) {
     EXPECT_EQ(e.code(), errc::clock_before_epoch);
   }
   const Ksuid::Payload p{};
-  EXPECT_EQ(make_ksuid(Ksuid::kEpochUnixSeconds, p).timestamp(), 0u);
-  EXPECT_EQ(make_ksuid(Ksuid::kEpochUnixSeconds + 0xFFFF'FFFFll, p).timestamp(), 0xFFFF'FFFFu);
+  EXPECT_EQ(compose_ksuid(Ksuid::kEpochUnixSeconds, p).timestamp(), 0u);
+  EXPECT_EQ(compose_ksuid(Ksuid::kEpochUnixSeconds + 0xFFFF'FFFFll, p).timestamp(), 0xFFFF'FFFFu);
   try {
-    (void)make_ksuid(Ksuid::kEpochUnixSeconds + 0x1'0000'0000ll, p);
+    (void)compose_ksuid(Ksuid::kEpochUnixSeconds + 0x1'0000'0000ll, p);
     ADD_FAILURE() << "made a KSUID past 2150";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::time_exhausted);

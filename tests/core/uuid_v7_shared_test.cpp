@@ -66,7 +66,7 @@ TEST(SharedUuidV7Generator, ClockSteppingBackKeepsTheLastTime) {
   const Uuid b = gen.next();
   EXPECT_LT(a, b);
   EXPECT_EQ(embedded_unix_ms(b), 1'700'000'000'000);
-  EXPECT_EQ(gen.last_unix_ms(), 1'700'000'000'000u);
+  EXPECT_EQ(gen.last_unix_ms(), 1'700'000'000'000);
 }
 
 TEST(SharedUuidV7Generator, CounterOverflowBorrowsTheNextMillisecond) {
