@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect_errc.hpp"
 #include "idforge/error.hpp"
 
 namespace idforge {
@@ -275,6 +276,51 @@ TYPED_TEST(SnowflakeGeneratorBoth, BatchStopsAtARefusalAndReportsWhatItWrote) {
   EXPECT_THROW(gen.next_batch(ids), ClockBackwardsError);
 }
 
+// A layout with a day-long tick and a 1-bit sequence: its third ID in a tick used to block
+// the caller until the next day, with no way to interrupt it.
+TYPED_TEST(SnowflakeGeneratorBoth, ANextTickBeyondTheSequenceWaitBoundIsRefusedNotAwaited) {
+  const Layout day =
+      parse_layout("time=58,node=4,seq=1,tick=86400000ms,epoch=2020-01-01", kStartMs);
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(day, 2, clock, {.max_sequence_wait_ms = 1000});
+  const Snowflake a = gen.next(), b = gen.next();
+  EXPECT_LT(a, b);
+  try {
+    gen.next();
+    ADD_FAILURE() << "waited";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::counter_exhausted);
+    EXPECT_NE(std::string(e.what()).find("max_sequence_wait_ms = 1000"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the 2 IDs of this 86400000 ms tick are used up"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  std::vector<Snowflake> ids(3);
+  std::error_code ec;
+  EXPECT_EQ(gen.next_batch(ids, ec), 0u);
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  // Once the next tick begins, it issues again, above everything before.
+  clock.set_ms(decompose(day, b).unix_ms + 86'400'000);
+  EXPECT_GT(gen.next(), b);
+  // A batch that reaches the end of a tick stops there instead of waiting a day for the rest.
+  std::vector<Snowflake> more(4);
+  EXPECT_EQ(gen.next_batch(more, ec), 1u);
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  EXPECT_EQ(clock.waited_ns(), 0);
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, ANextTickWithinTheSequenceWaitBoundIsAwaited) {
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(kTwitter, 1, clock, {.max_sequence_wait_ms = 1});
+  std::vector<Snowflake> ids(4097);
+  gen.next_batch(ids);
+  EXPECT_EQ(clock.waited_ns(), 1 * kMs);
+  EXPECT_THROW(TypeParam(kTwitter, 1, clock, {.max_sequence_wait_ms = -1}), Error);
+  EXPECT_THROW(TypeParam(kTwitter, 1, clock, {.max_sequence_wait_ms = 86'400'001}), Error);
+}
+
 TYPED_TEST(SnowflakeGeneratorBoth, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});
@@ -295,36 +341,21 @@ TYPED_TEST(SnowflakeGeneratorBoth, FenceStopsIssuingAtTheDeadline) {
   gen.set_fence_unix_ms(kStartMs + 1);
   gen.next();
   clock.advance_ms(1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::fenced);
-  }
+  EXPECT_ERRC(gen.next(), errc::fenced);
   gen.set_fence_unix_ms(kStartMs + 1000);
   EXPECT_NO_THROW(gen.next());
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, EpochAfterTheClockIsRefusedAtConstruction) {
   ManualClock clock(kTwitter.epoch_ms() * kMs - 1);
-  try {
-    TypeParam gen(kTwitter, 1, clock);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::epoch_in_future);
-  }
+  EXPECT_ERRC(TypeParam gen(kTwitter, 1, clock), errc::epoch_in_future);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, ClockBeforeEpochLaterIsRefused) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   clock.set_ms(kTwitter.epoch_ms() - 1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::clock_before_epoch);
-  }
+  EXPECT_ERRC(gen.next(), errc::clock_before_epoch);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, NodeOutOfRangeIsRefusedAtConstruction) {
@@ -339,12 +370,7 @@ TYPED_TEST(SnowflakeGeneratorBoth, TimeFieldRunsOutWithATypedError) {
   TypeParam gen(tiny, 0, clock);
   std::vector<Snowflake> ids(4096);
   gen.next_batch(ids);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::time_exhausted);
-  }
+  EXPECT_ERRC(gen.next(), errc::time_exhausted);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, SonyflakeTicksAreTenMilliseconds) {
