@@ -51,7 +51,7 @@ void BM_Renew(benchmark::State& state, const std::string& which) {
 }
 
 void BM_PlainNext(benchmark::State& state) {
-  SnowflakeGenerator gen(kTwitter, 1);
+  SharedSnowflakeGenerator gen(kTwitter, 1);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 

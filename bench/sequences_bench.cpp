@@ -49,7 +49,7 @@ struct Setup {
   std::vector<std::string> my_ticket;  // two MariaDB ticket servers (separate instances)
   std::unique_ptr<SegmentStore> sqlite_store, pg_store;
   std::unique_ptr<SegmentClient> sqlite_seg, pg_seg;
-  std::unique_ptr<SnowflakeGenerator> snowflake;
+  std::unique_ptr<SharedSnowflakeGenerator> snowflake;
 };
 Setup* g = nullptr;
 
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   Setup setup;
   g = &setup;
-  setup.snowflake = std::make_unique<SnowflakeGenerator>(presets::twitter(), 1);
+  setup.snowflake = std::make_unique<SharedSnowflakeGenerator>(presets::twitter(), 1);
   const std::string dir = std::string("/tmp/idforge-bench-") + std::to_string(::getpid());
   setup.sqlite_store = open_segment_store("sqlite:" + dir + "/seq.db");
   setup.sqlite_store->create(kSet, 1, 10'000);

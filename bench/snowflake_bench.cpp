@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include <atomic>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,28 +39,28 @@ void BM_ClockGettimeRealtime(benchmark::State& state) {
 BENCHMARK(BM_ClockGettimeRealtime);
 
 void BM_SnowflakeNext(benchmark::State& state) {
-  SnowflakeGenerator gen(unsaturated(), 0);
+  SharedSnowflakeGenerator gen(unsaturated(), 0);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 BENCHMARK(BM_SnowflakeNext);
 
 void BM_LocalSnowflakeNext(benchmark::State& state) {
-  LocalSnowflakeGenerator gen(unsaturated(), 0);
+  UnsharedSnowflakeGenerator gen(unsaturated(), 0);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 BENCHMARK(BM_LocalSnowflakeNext);
 
 void BM_SnowflakeBatchPerId(benchmark::State& state) {
-  SnowflakeGenerator gen(unsaturated(), 0);
+  SharedSnowflakeGenerator gen(unsaturated(), 0);
   std::vector<Snowflake> buf(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     gen.next_batch(buf);
     benchmark::DoNotOptimize(buf.data());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
-  state.counters["ns_per_id"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * state.range(0)),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_id"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * state.range(0)),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_SnowflakeBatchPerId)->Arg(64)->Arg(1024);
 
@@ -98,13 +98,14 @@ void BM_MutexSnowflakeNext(benchmark::State& state) {
 BENCHMARK(BM_MutexSnowflakeNext)->Threads(1)->Threads(2);
 
 void BM_SnowflakeNextContended(benchmark::State& state) {
-  static SnowflakeGenerator gen(unsaturated(), 0);
+  static SharedSnowflakeGenerator gen(unsaturated(), 0);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 BENCHMARK(BM_SnowflakeNextContended)->Threads(1)->Threads(2);
 
 // Saturated: Twitter's layout, 4096 IDs per ms per node, under each wait mode.
-SystemClock spin_clock(WaitMode::spin), sleep_clock(WaitMode::sleep), hybrid_clock(WaitMode::hybrid);
+SystemClock spin_clock(WaitMode::spin), sleep_clock(WaitMode::sleep),
+    hybrid_clock(WaitMode::hybrid);
 
 double process_cpu_seconds() {
   rusage ru;
@@ -122,10 +123,11 @@ void saturation_table() {
   Clock* clocks[] = {&spin_clock, &sleep_clock, &hybrid_clock};
   std::printf("\nsaturated, Twitter layout (ceiling 4,096,000 IDs/s), %llu IDs per row\n",
               static_cast<unsigned long long>(kIds));
-  std::printf("%-8s %-8s %12s %12s %14s\n", "wait", "threads", "IDs/s", "of ceiling", "CPU per wall s");
+  std::printf("%-8s %-8s %12s %12s %14s\n", "wait", "threads", "IDs/s", "of ceiling",
+              "CPU per wall s");
   for (int m = 0; m < 3; ++m)
     for (int threads : {1, 2}) {
-      SnowflakeGenerator gen(presets::twitter(), 1, *clocks[m]);
+      SharedSnowflakeGenerator gen(presets::twitter(), 1, *clocks[m]);
       const std::int64_t first = decompose(gen.layout(), gen.next()).unix_ms;
       const double cpu0 = process_cpu_seconds();
       timespec w0, w1;
@@ -137,11 +139,13 @@ void saturation_table() {
         });
       for (auto& th : pool) th.join();
       clock_gettime(CLOCK_MONOTONIC, &w1);
-      const double wall = static_cast<double>(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9;
+      const double wall =
+          static_cast<double>(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) / 1e9;
       const std::int64_t span_ms = gen.last_unix_ms() - first;  // whole ms after the first one
       const double fill = static_cast<double>(kIds) / (4096.0 * static_cast<double>(span_ms));
-      std::printf("%-8s %-8d %12.0f %11.2f%% %14.2f\n", names[m], threads, static_cast<double>(kIds) / wall,
-                  100.0 * fill, (process_cpu_seconds() - cpu0) / wall);
+      std::printf("%-8s %-8d %12.0f %11.2f%% %14.2f\n", names[m], threads,
+                  static_cast<double>(kIds) / wall, 100.0 * fill,
+                  (process_cpu_seconds() - cpu0) / wall);
     }
 }
 

@@ -46,7 +46,7 @@ constexpr std::size_t kPool = 1024;
 std::vector<Uuid> uuid_pool() {
   std::vector<Uuid> v(kPool);
   UuidV7Generator gen;
-  for (std::size_t i = 0; i < kPool; ++i) v[i] = (i % 2) ? gen.next() : uuid_v4();
+  for (std::size_t i = 0; i < kPool; ++i) v[i] = (i % 2) ? gen.next() : new_uuid_v4();
   return v;
 }
 
@@ -130,7 +130,7 @@ BENCHMARK(BM_Floor_Getrandom16);
 // idforge: generation
 
 void BM_Idforge_UuidV4(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(uuid_v4());
+  for (auto _ : state) benchmark::DoNotOptimize(new_uuid_v4());
 }
 BENCHMARK(BM_Idforge_UuidV4);
 
@@ -168,7 +168,7 @@ void per_id(benchmark::State& state, std::size_t n) {
 void BM_Idforge_UuidV4Batch(benchmark::State& state) {
   std::vector<Uuid> buf(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
-    uuid_v4_batch(buf);
+    new_uuid_v4_batch(buf);
     benchmark::DoNotOptimize(buf.data());
   }
   per_id(state, buf.size());

@@ -21,7 +21,7 @@ using namespace idforge;
 server::Server& the_server() {
   // 21 sequence bits: 2 M IDs a millisecond, so no batch waits for the clock and every
   // input runs at full speed.
-  static SnowflakeGenerator gen(parse_layout("time=41,dc=0,worker=1,seq=21"), 1);
+  static SharedSnowflakeGenerator gen(parse_layout("time=41,dc=0,worker=1,seq=21"), 1);
   static server::Server* s = [] {
     server::ServerConfig c;
     c.access_log = "off";

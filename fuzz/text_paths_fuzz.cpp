@@ -22,10 +22,10 @@ std::string run_all(const std::string_view input) {
   std::string out;
   const auto parse_both = [&](std::string_view text) {
     idforge::Uuid u = idforge::Uuid::max();
-    const idforge::UuidParseStatus su = idforge::parse_uuid(text, u);
+    const idforge::ParseStatus su = idforge::parse_uuid(text, u);
     out += su.ok() ? "U" + u.to_hex() : "u" + std::to_string(su.position) + su.reason;
     idforge::Ulid l = idforge::Ulid::from_u64(1, 2);
-    const idforge::UlidParseStatus sl = idforge::parse_ulid(text, l);
+    const idforge::ParseStatus sl = idforge::parse_ulid(text, l);
     out += sl.ok() ? "L" + l.to_string() : "l" + std::to_string(sl.position) + sl.reason;
     out += '|';
   };

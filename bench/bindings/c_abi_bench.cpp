@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kWide = "time=41,dc=0,worker=4,seq=18";
 
 void BM_cpp_snowflake_next(benchmark::State& state) {
-  idforge::SnowflakeGenerator gen(idforge::parse_layout(kWide), 1);
+  idforge::SharedSnowflakeGenerator gen(idforge::parse_layout(kWide), 1);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 BENCHMARK(BM_cpp_snowflake_next);
@@ -81,7 +81,7 @@ void BM_c_make_uuid7_and_format(benchmark::State& state) {
 BENCHMARK(BM_c_make_uuid7_and_format);
 
 void BM_cpp_uuid_v4(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(idforge::uuid_v4());
+  for (auto _ : state) benchmark::DoNotOptimize(idforge::new_uuid_v4());
 }
 BENCHMARK(BM_cpp_uuid_v4);
 

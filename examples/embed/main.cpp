@@ -6,7 +6,7 @@
 #include <iostream>
 
 int main() {
-  idforge::SnowflakeGenerator gen(idforge::presets::twitter(), /*node=*/42);
+  idforge::SharedSnowflakeGenerator gen(idforge::presets::twitter(), /*node=*/42);
   const idforge::Snowflake id = gen.next();
   const idforge::SnowflakeParts p = idforge::decompose(gen.layout(), id);
   std::cout << id.value() << " at " << idforge::format_iso8601_ms(p.unix_ms) << " node " << p.node

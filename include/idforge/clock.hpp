@@ -7,8 +7,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 
 namespace idforge {
+
+/// The Unix-ms value that means "none", the same for every generator family: what
+/// last_unix_ms() returns before a generator issued anything, and the default of
+/// SnowflakePolicy::issued_up_to_unix_ms. It lies below every real time, so
+/// std::max(mark, kNoUnixMs) == mark and a mark read from any generator feeds any other.
+inline constexpr std::int64_t kNoUnixMs = std::numeric_limits<std::int64_t>::min();
 
 /// CLOCK_REALTIME in Unix nanoseconds, inline so generators on the system clock pay for
 /// the vDSO read alone (no virtual call).

@@ -23,15 +23,12 @@
 #include <string_view>
 
 #include "idforge/clock.hpp"
+#include "idforge/parse_status.hpp"
 
 namespace idforge {
 
-/// Why a text is not a KSUID: 0-based position and the rule broken (nullptr reason: parsed).
-struct KsuidParseStatus {
-  std::size_t position = 0;
-  const char* reason = nullptr;
-  constexpr bool ok() const noexcept { return reason == nullptr; }
-};
+/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
+using KsuidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 /// A KSUID. A regular value: copy, compare, hash.
 class Ksuid {
@@ -99,15 +96,24 @@ class Ksuid {
 };
 
 /// Parses text as a KSUID into out without throwing or allocating; out is unchanged on failure.
-KsuidParseStatus parse_ksuid(std::string_view text, Ksuid& out) noexcept;
+ParseStatus parse_ksuid(std::string_view text, Ksuid& out) noexcept;
 
 /// The KSUID for a Unix time in seconds and a payload. Throws Error(errc::clock_before_epoch)
 /// before 2014-05-13T16:53:20Z and Error(errc::time_exhausted) after 2150-06-19T23:21:35Z.
-Ksuid make_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload);
+/// Draws nothing (the compose_ rule of uuid_generator.hpp); Ksuid::from_parts takes the raw
+/// 32-bit timestamp instead and checks nothing.
+Ksuid compose_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload);
 
 /// A new KSUID: the clock's second and 16 bytes from the calling thread's CSPRNG.
-/// Thread-safe and fork-safe (the CSPRNG reseeds in a child). Throws as make_ksuid does.
+/// Thread-safe and fork-safe (the CSPRNG reseeds in a child); stateless, so KSUID has no
+/// generator class and no Shared variant. Throws as compose_ksuid does.
 Ksuid new_ksuid(Clock& clock = SystemClock::instance());
+
+/// The former name of compose_ksuid().
+[[deprecated("use compose_ksuid()")]] inline Ksuid make_ksuid(std::int64_t unix_seconds,
+                                                              const Ksuid::Payload& payload) {
+  return compose_ksuid(unix_seconds, payload);
+}
 
 }  // namespace idforge
 

@@ -1,5 +1,6 @@
-// SnowflakeGenerator: a lock-free, thread-safe Snowflake generator, and
-// LocalSnowflakeGenerator, the same generator for one thread (no locked instructions).
+// SharedSnowflakeGenerator: a lock-free, thread-safe Snowflake generator, and
+// UnsharedSnowflakeGenerator, the same generator for one thread (no locked instructions).
+// (Names: see the aliases at the end of this file.)
 //
 // State is one 64-bit word, the "stamp" = tick << S | sequence (S = sequence bits; time +
 // sequence bits never exceed 64, so every stamp of every layout fits). Every ID comes from
@@ -27,7 +28,7 @@
 // end by F: an issued ID's time is below F, and so was the clock when its stamp was claimed.
 // The check reads the fence after the stamp is claimed, so once set_fence_unix_ms()
 // returns, an ID still returned by a call in flight was claimed before, and last_unix_ms()
-// read afterwards covers it (SnowflakeGenerator only; see set_fence_unix_ms()).
+// read afterwards covers it (SharedSnowflakeGenerator only; see set_fence_unix_ms()).
 #pragma once
 
 #include <atomic>
@@ -60,7 +61,7 @@ struct SnowflakePolicy {
   /// High-water mark of an earlier holder of this node ID (Unix ms): its whole tick counts
   /// as used, so the first ID is in the tick after it. If the clock is behind it at start,
   /// the backward-clock rule above applies.
-  std::int64_t issued_up_to_unix_ms = std::numeric_limits<std::int64_t>::min();
+  std::int64_t issued_up_to_unix_ms = kNoUnixMs;
 };
 
 /// Counters of the slow paths, for metrics. Read with relaxed loads; approximate under races.
@@ -76,8 +77,8 @@ template <bool Shared>
 struct SnowflakeCalls;  // the call path, in snowflake_generator.cpp
 }  // namespace detail
 
-/// The generator; use the aliases SnowflakeGenerator (shared by threads) and
-/// LocalSnowflakeGenerator (one thread only).
+/// The generator; use the aliases SharedSnowflakeGenerator (shared by threads) and
+/// UnsharedSnowflakeGenerator (one thread only).
 template <bool Shared>
 class BasicSnowflakeGenerator {
  public:
@@ -119,7 +120,7 @@ class BasicSnowflakeGenerator {
   BasicSnowflakeGenerator(const BasicSnowflakeGenerator&) = delete;
   BasicSnowflakeGenerator& operator=(const BasicSnowflakeGenerator&) = delete;
 
-  /// The next ID. Lock-free and allocation-free; thread-safe in SnowflakeGenerator only.
+  /// The next ID. Lock-free and allocation-free; thread-safe in SharedSnowflakeGenerator only.
   /// May wait (bounded) as described above; throws ClockBackwardsError, or Error with
   /// errc::forked / fenced / clock_before_epoch / time_exhausted / counter_exhausted (the
   /// next tick is further than policy.max_sequence_wait_ms), and then issues nothing.
@@ -136,7 +137,8 @@ class BasicSnowflakeGenerator {
   /// The node ID (changes only by rebind()).
   std::uint64_t node() const noexcept { return node_.load(std::memory_order_acquire); }
   const SnowflakePolicy& policy() const noexcept { return policy_; }
-  /// Unix ms of the last claimed tick (the high-water mark to persist); min() if none yet.
+  /// Unix ms of the last claimed tick (the high-water mark to persist); kNoUnixMs
+  /// (clock.hpp, = min()) if none yet.
   std::int64_t last_unix_ms() const noexcept;
   /// How far the last claimed tick is ahead of the clock now, in ms (0 if not ahead).
   std::int64_t ahead_ms() const noexcept;
@@ -144,7 +146,7 @@ class BasicSnowflakeGenerator {
   SnowflakeStats stats() const noexcept;
 
   /// From now on, refuse (errc::fenced) every ID whose tick does not end by unix_ms; max()
-  /// lifts the fence, min() stops all issuing. Thread-safe. In SnowflakeGenerator a call
+  /// lifts the fence, min() stops all issuing. Thread-safe. In SharedSnowflakeGenerator a call
   /// checks the fence after it claimed its stamp, so after this returns every ID a call in
   /// flight can still return lies below the new fence or is covered by last_unix_ms() read
   /// afterwards: fence, then read last_unix_ms(), and the mark read covers everything.
@@ -160,8 +162,7 @@ class BasicSnowflakeGenerator {
   /// instead. That makes a concurrent next() harmless: until rebind() returns, every call in
   /// the child refuses (errc::forked), and a call that sees the child as rebound sees the new
   /// node ID and floor in full. The fence is kept as it was.
-  void rebind(std::uint64_t node,
-              std::int64_t issued_up_to_unix_ms = std::numeric_limits<std::int64_t>::min());
+  void rebind(std::uint64_t node, std::int64_t issued_up_to_unix_ms = kNoUnixMs);
 
  private:
   friend struct detail::SnowflakeCalls<Shared>;
@@ -220,12 +221,37 @@ constexpr typename BasicSnowflakeGenerator<Shared>::Step BasicSnowflakeGenerator
   return {Kind::wait, 0, cand_tick - lim.borrow_ticks, behind};
 }
 
+// Names (STYLE rule 5: the plain name is the single-threaded generator, Shared... the
+// thread-safe one). SnowflakeGenerator used to name the thread-safe generator; turning it
+// into the single-threaded one in place would silently make callers' shared generators racy,
+// so the move takes two releases:
+//   this release   SharedSnowflakeGenerator and UnsharedSnowflakeGenerator are the names;
+//                  SnowflakeGenerator (still thread-safe) and LocalSnowflakeGenerator are
+//                  deprecated, so every use of the old meaning gets a warning;
+//   next release   SnowflakeGenerator becomes BasicSnowflakeGenerator<false>.
+// Why "Unshared" and not the plain name or "Local": the plain name is still taken by the old
+// meaning, and "Local" read as node-local or thread-local. "Unshared" is the exact negation of
+// the rule's "Shared", so it cannot be misread, and it stays correct after the switch (then a
+// synonym of SnowflakeGenerator).
+
 /// Shared by any number of threads: one atomic word, lock-free.
-using SnowflakeGenerator = BasicSnowflakeGenerator<true>;
+using SharedSnowflakeGenerator = BasicSnowflakeGenerator<true>;
 /// For one thread at a time (or behind the caller's own lock): no locked instructions. A
 /// fence set from another thread takes effect at its next call; the in-flight guarantee of
-/// set_fence_unix_ms() needs SnowflakeGenerator.
-using LocalSnowflakeGenerator = BasicSnowflakeGenerator<false>;
+/// set_fence_unix_ms() needs SharedSnowflakeGenerator. The next release names it
+/// SnowflakeGenerator as well.
+using UnsharedSnowflakeGenerator = BasicSnowflakeGenerator<false>;
+/// Deprecated: the thread-safe generator under its old name. The next release makes
+/// SnowflakeGenerator the single-threaded one; say SharedSnowflakeGenerator (thread-safe) or
+/// UnsharedSnowflakeGenerator (one thread) now.
+using SnowflakeGenerator [[deprecated(
+    "use SharedSnowflakeGenerator (thread-safe, what SnowflakeGenerator means today) or "
+    "UnsharedSnowflakeGenerator (one thread): the next release makes SnowflakeGenerator "
+    "the single-threaded one")]] = BasicSnowflakeGenerator<true>;
+/// Deprecated: the single-threaded generator under its old name.
+using LocalSnowflakeGenerator [[deprecated(
+    "use UnsharedSnowflakeGenerator (same type); SharedSnowflakeGenerator is the thread-safe "
+    "one")]] = BasicSnowflakeGenerator<false>;
 
 extern template class BasicSnowflakeGenerator<true>;
 extern template class BasicSnowflakeGenerator<false>;

@@ -13,7 +13,8 @@
 // The suffix is the same bit grouping as a ULID's text (ulid.hpp), only lowercase and strict.
 // Parsing accepts any 128 bits (the spec: other UUID versions may be encoded); generation
 // always makes a UUIDv7 (the spec: "the generated UUID suffix MUST decode to a valid UUIDv7"),
-// taken from a UuidV7Generator, so the IDs one generator makes are strictly increasing.
+// taken from a UuidV7Generator (TypeIdGenerator, one thread) or a SharedUuidV7Generator
+// (SharedTypeIdGenerator, any threads), so the IDs one generator makes are strictly increasing.
 //
 // A TypeId holds its prefix inline (at most 63 bytes), so making and copying one never
 // allocates.
@@ -28,27 +29,24 @@
 #include <string_view>
 
 #include "idforge/clock.hpp"
+#include "idforge/parse_status.hpp"
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_generator.hpp"
 
 namespace idforge {
 
-/// Why a text is not a TypeID: 0-based position and the rule broken (nullptr reason: parsed).
-struct TypeIdParseStatus {
-  std::size_t position = 0;
-  const char* reason = nullptr;
-  constexpr bool ok() const noexcept { return reason == nullptr; }
-};
+/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
+using TypeIdParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 /// Checks a TypeID prefix against the specification's rules; the position is within prefix.
-TypeIdParseStatus check_typeid_prefix(std::string_view prefix) noexcept;
+ParseStatus check_typeid_prefix(std::string_view prefix) noexcept;
 
 /// Writes the 26-character lowercase base32 suffix of u at out; returns out + 26.
 char* encode_typeid_suffix(const Uuid& u, char* out) noexcept;
 
 /// Decodes a 26-character suffix (strict: lowercase alphabet only, first character at most
 /// '7') into out; out is unchanged on failure. Positions count from the suffix's start.
-TypeIdParseStatus decode_typeid_suffix(std::string_view suffix, Uuid& out) noexcept;
+ParseStatus decode_typeid_suffix(std::string_view suffix, Uuid& out) noexcept;
 
 /// A TypeID: prefix + UUID. A regular value: copy, compare (prefix, then UUID), hash.
 class TypeId {
@@ -93,8 +91,9 @@ class TypeId {
   }
 
  private:
-  friend TypeIdParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
+  friend ParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
   friend class TypeIdGenerator;
+  friend class SharedTypeIdGenerator;
   // Only after the prefix was checked.
   void set_unchecked(std::string_view prefix, const Uuid& uuid) noexcept;
 
@@ -105,10 +104,11 @@ class TypeId {
 
 /// Parses text as a TypeID into out without throwing or allocating; out is unchanged on
 /// failure. The text splits at its last '_'; without one, it is a bare suffix.
-TypeIdParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
+ParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
 
 /// TypeIDs of one prefix, their UUIDs from a UuidV7Generator: strictly increasing, same
-/// clock and counter rules (uuid_generator.hpp). One thread; make one per thread.
+/// clock and counter rules (uuid_generator.hpp). One thread; make one per thread, or share
+/// a SharedTypeIdGenerator.
 class TypeIdGenerator {
  public:
   /// Checks prefix once (throws ParseError); reads time from clock, which must outlive it.
@@ -120,10 +120,34 @@ class TypeIdGenerator {
   TypeId next();
   /// The prefix every ID of this generator carries.
   std::string_view prefix() const noexcept { return template_.prefix(); }
+  /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
+  std::int64_t last_unix_ms() const noexcept { return uuids_.last_unix_ms(); }
 
  private:
   TypeId template_;
   UuidV7Generator uuids_;
+};
+
+/// TypeIDs of one prefix shared by any number of threads, their UUIDs from a
+/// SharedUuidV7Generator (lock-free): every ID is greater than every one it returned before
+/// on any thread. Otherwise as TypeIdGenerator.
+class SharedTypeIdGenerator {
+ public:
+  /// Checks prefix once (throws ParseError); reads time from clock, which must outlive it.
+  explicit SharedTypeIdGenerator(std::string_view prefix, Clock& clock = SystemClock::instance());
+  SharedTypeIdGenerator(const SharedTypeIdGenerator&) = delete;
+  SharedTypeIdGenerator& operator=(const SharedTypeIdGenerator&) = delete;
+
+  /// The next TypeID. Allocation-free; throws only as SharedUuidV7Generator::next() does.
+  TypeId next();
+  /// The prefix every ID of this generator carries.
+  std::string_view prefix() const noexcept { return template_.prefix(); }
+  /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
+  std::int64_t last_unix_ms() const noexcept { return uuids_.last_unix_ms(); }
+
+ private:
+  TypeId template_;
+  SharedUuidV7Generator uuids_;
 };
 
 }  // namespace idforge

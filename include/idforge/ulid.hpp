@@ -21,19 +21,16 @@
 #include <string>
 #include <string_view>
 
+#include "idforge/parse_status.hpp"
 #include "idforge/uuid.hpp"
 
 namespace idforge {
 
-/// Why a text is not a ULID: 0-based position and the rule broken (nullptr reason: parsed).
-struct UlidParseStatus {
-  std::size_t position = 0;
-  const char* reason = nullptr;
-  constexpr bool ok() const noexcept { return reason == nullptr; }
-};
+/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
+using UlidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 class Ulid;
-inline UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
 
 /// A ULID. A regular value: copy, compare, hash.
 class Ulid {
@@ -96,18 +93,18 @@ class Ulid {
   }
 
  private:
-  friend UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+  friend ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
   Bytes bytes_{};
 };
 
 namespace detail {
 /// Why text is not a ULID (out of line; text failed the fast path).
-UlidParseStatus ulid_parse_error(std::string_view text) noexcept;
+ParseStatus ulid_parse_error(std::string_view text) noexcept;
 }  // namespace detail
 
 /// Parses text as a ULID into out without throwing or allocating; out is unchanged on failure.
 /// A valid ULID costs one indirect call into the vector code.
-inline UlidParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
+inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
   if (text.size() == Ulid::kTextSize &&
       IDFORGE_TEXT_KERNEL(ulid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};

@@ -48,6 +48,11 @@ struct UlidStamp {
   static constexpr std::uint64_t unix_ms(u128 v) noexcept {
     return static_cast<std::uint64_t>(v >> 80);
   }
+  /// What last_unix_ms() reports for a value: its milliseconds, or kNoUnixMs for value 0
+  /// ("nothing issued").
+  static constexpr std::int64_t last_unix_ms(u128 v) noexcept {
+    return v == 0 ? kNoUnixMs : static_cast<std::int64_t>(unix_ms(v));
+  }
   /// Whether the next ULID starts a new millisecond (and so needs fresh random bits).
   static constexpr bool starts_new_ms(u128 last, std::uint64_t now_ms, bool fresh) noexcept {
     return now_ms > unix_ms(last) || fresh || last == 0;
@@ -100,8 +105,9 @@ class UlidGenerator {
   void next_batch(std::span<Ulid> out);
   /// Continue strictly after id (e.g. the last one persisted before a restart).
   void resume_after(const Ulid& id) noexcept;
-  /// Milliseconds of the last issued ULID (0 if none).
-  std::uint64_t last_unix_ms() const noexcept { return UlidStamp::unix_ms(last_); }
+  /// Unix ms of the last issued ULID (or of the one resumed after); kNoUnixMs (clock.hpp) if
+  /// none.
+  std::int64_t last_unix_ms() const noexcept { return UlidStamp::last_unix_ms(last_); }
 
  private:
   UlidStamp::Reservation take(std::uint64_t n);
@@ -125,8 +131,8 @@ class SharedUlidGenerator {
   void next_batch(std::span<Ulid> out);
   /// Continue strictly after id.
   void resume_after(const Ulid& id) noexcept;
-  /// Milliseconds of the last issued ULID (0 if none).
-  std::uint64_t last_unix_ms() const noexcept { return UlidStamp::unix_ms(last_.load()); }
+  /// Unix ms of the last issued ULID; kNoUnixMs (clock.hpp) if none.
+  std::int64_t last_unix_ms() const noexcept { return UlidStamp::last_unix_ms(last_.load()); }
 
  private:
   UlidStamp::Reservation take(std::uint64_t n);

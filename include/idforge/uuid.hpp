@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "idforge/detail/text_dispatch.hpp"
+#include "idforge/parse_status.hpp"
 
 namespace idforge {
 
@@ -39,16 +40,11 @@ enum class UuidVariant : std::uint8_t {
 /// Name of a variant: "NCS", "RFC 9562", "Microsoft", "future".
 const char* to_string(UuidVariant v) noexcept;
 
-/// Why a text is not a UUID: the 0-based position in the input and the rule broken.
-/// reason is nullptr when the text parsed.
-struct UuidParseStatus {
-  std::size_t position = 0;
-  const char* reason = nullptr;
-  constexpr bool ok() const noexcept { return reason == nullptr; }
-};
+/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
+using UuidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 class Uuid;
-inline UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
 
 /// A UUID of any version. A regular value: copy it freely, compare it, hash its bytes.
 class Uuid {
@@ -135,19 +131,19 @@ class Uuid {
   constexpr std::uint64_t load_be(int at) const noexcept {
     return to_big_endian(std::bit_cast<std::array<std::uint64_t, 2>>(bytes_)[at / 8]);
   }
-  friend UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+  friend ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
   Bytes bytes_{};
 };
 
 namespace detail {
 /// parse_uuid for every form and every error (out of line).
-UuidParseStatus parse_uuid_any(std::string_view text, Uuid& out) noexcept;
+ParseStatus parse_uuid_any(std::string_view text, Uuid& out) noexcept;
 }  // namespace detail
 
 /// Parses text as a UUID into out without throwing or allocating; the status says where
 /// and why it failed. out is unchanged on failure. The canonical form of a valid UUID costs
 /// one indirect call into the vector code; every other case goes out of line.
-inline UuidParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
+inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
   if (text.size() == Uuid::kTextSize &&
       IDFORGE_TEXT_KERNEL(uuid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};

@@ -43,15 +43,28 @@
 
 namespace idforge {
 
+// Free functions follow one rule across the families: new_<id>() makes a fresh ID from the
+// clock and/or the CSPRNG (new_uuid_v4, new_ksuid), compose_<...>() builds one from given
+// fields and draws nothing (compose_v4, compose_v7, compose_ksuid), parse_<id>() reads text.
+
 /// A version 4 UUID: 122 bits from the calling thread's CSPRNG. Thread-safe, fork-safe.
-inline Uuid uuid_v4() noexcept {
+inline Uuid new_uuid_v4() noexcept {
   std::uint64_t r[2];
   random_fill(r, sizeof r);
   return compose_v4(r[0], r[1]);
 }
 
 /// Fills out with version 4 UUIDs (one CSPRNG read for the whole span).
-void uuid_v4_batch(std::span<Uuid> out) noexcept;
+void new_uuid_v4_batch(std::span<Uuid> out) noexcept;
+
+/// The former name of new_uuid_v4().
+[[deprecated("use new_uuid_v4()")]] inline Uuid uuid_v4() noexcept {
+  return new_uuid_v4();
+}
+/// The former name of new_uuid_v4_batch().
+[[deprecated("use new_uuid_v4_batch()")]] inline void uuid_v4_batch(std::span<Uuid> out) noexcept {
+  new_uuid_v4_batch(out);
+}
 
 /// The v7 counter rule as pure functions of (last stamp, clock): see the header comment.
 struct UuidV7Stamp {
@@ -71,6 +84,11 @@ struct UuidV7Stamp {
   /// Milliseconds of a stamp.
   static constexpr std::uint64_t unix_ms(u128 stamp) noexcept {
     return static_cast<std::uint64_t>(stamp >> kCounterBits);
+  }
+  /// What last_unix_ms() reports for a stamp: its milliseconds, or kNoUnixMs for stamp 0
+  /// ("nothing issued").
+  static constexpr std::int64_t last_unix_ms(u128 stamp) noexcept {
+    return stamp == 0 ? kNoUnixMs : static_cast<std::int64_t>(unix_ms(stamp));
   }
   /// Whether the next stamp starts a new millisecond (and so needs a fresh random seed).
   /// fresh: the state was inherited through fork(). last == 0: nothing issued yet.
@@ -134,8 +152,9 @@ class UuidV7Generator {
   /// Continue strictly after id (a v7 made by this scheme, e.g. the last one persisted
   /// before a restart). Has no effect if the generator is already past it.
   void resume_after(const Uuid& id) noexcept;
-  /// Milliseconds of the last issued ID (0 if none); ahead of the clock after a borrow.
-  std::uint64_t last_unix_ms() const noexcept { return UuidV7Stamp::unix_ms(stamp_); }
+  /// Unix ms of the last issued ID (or of the one resumed after); kNoUnixMs (clock.hpp) if
+  /// none. Ahead of the clock after a borrow.
+  std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_); }
 
  private:
   detail::MsReader clock_;
@@ -158,8 +177,8 @@ class SharedUuidV7Generator {
   void next_batch(std::span<Uuid> out);
   /// Continue strictly after id (see UuidV7Generator::resume_after).
   void resume_after(const Uuid& id) noexcept;
-  /// Milliseconds of the last issued ID (0 if none).
-  std::uint64_t last_unix_ms() const noexcept { return UuidV7Stamp::unix_ms(stamp_.load()); }
+  /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
+  std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_.load()); }
 
  private:
   UuidV7Stamp::Reservation take(std::uint64_t n);

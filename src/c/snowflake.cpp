@@ -12,14 +12,16 @@
 #include "idforge/snowflake.hpp"
 #include "idforge/snowflake_generator.hpp"
 
-// Exactly one of fixed and leased is set. Both hold a thread-safe SnowflakeGenerator.
+// Exactly one of fixed and leased is set. Both hold a thread-safe SharedSnowflakeGenerator.
 struct idforge_snowflake {
-  std::unique_ptr<idforge::SnowflakeGenerator> fixed;
+  std::unique_ptr<idforge::SharedSnowflakeGenerator> fixed;
   std::unique_ptr<idforge::coord::LeasedSnowflakeGenerator> leased;
   std::string store_url;         // the lease store's URL; empty for a fixed node
   std::uint64_t fork_epoch = 0;  // the process generation that took the lease
 
-  idforge::SnowflakeGenerator& generator() noexcept { return fixed ? *fixed : leased->generator(); }
+  idforge::SharedSnowflakeGenerator& generator() noexcept {
+    return fixed ? *fixed : leased->generator();
+  }
 };
 
 namespace idforge::c {
@@ -69,9 +71,8 @@ idforge_status idforge_snowflake_new(const char* layout, int64_t node, const cha
       h->store_url = lease_store;
       h->leased = c::lease(h->store_url, l, node);
     } else {
-      h->fixed =
-          std::make_unique<SnowflakeGenerator>(l, l.check_node(static_cast<std::uint64_t>(node)),
-                                             c::policy());
+      h->fixed = std::make_unique<SharedSnowflakeGenerator>(
+          l, l.check_node(static_cast<std::uint64_t>(node)), c::policy());
     }
     *out = h.release();
     return IDFORGE_OK;

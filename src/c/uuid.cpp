@@ -44,7 +44,7 @@ extern "C" {
 
 idforge_status idforge_make_uuid4(idforge_uuid* out) {
   if (!out) return null_argument("idforge_make_uuid4", "out");
-  c::put(uuid_v4(), out);
+  c::put(new_uuid_v4(), out);
   return IDFORGE_OK;
 }
 

@@ -76,7 +76,7 @@ void run_snowflake(const SnowflakeArgs& a) {
   const Layout layout = layout_from_option(a.layout);
   const bool json = a.format == "json";
   const IntEncoding enc = json ? IntEncoding::decimal : parse_int_encoding(a.format);
-  std::unique_ptr<SnowflakeGenerator> fixed;
+  std::unique_ptr<SharedSnowflakeGenerator> fixed;
 #ifdef IDFORGE_HAVE_COORD
   // A fixed node ID takes the same lease a leased one would (by default a file lock under
   // .data/leases), so the same node ID configured twice is refused instead of issuing twice.
@@ -95,7 +95,7 @@ void run_snowflake(const SnowflakeArgs& a) {
 #else
   if (a.node == "auto")
     throw CommandFailure{"--node auto needs idforge built with IDFORGE_BUILD_COORD"};
-  fixed = std::make_unique<SnowflakeGenerator>(layout, node_from(a, layout));
+  fixed = std::make_unique<SharedSnowflakeGenerator>(layout, node_from(a, layout));
 #endif
   auto batch = [&](std::span<Snowflake> out) {
 #ifdef IDFORGE_HAVE_COORD
@@ -103,7 +103,7 @@ void run_snowflake(const SnowflakeArgs& a) {
 #endif
     fixed->next_batch(out);
   };
-  SnowflakeGenerator* plain = fixed.get();
+  SharedSnowflakeGenerator* plain = fixed.get();
 #ifdef IDFORGE_HAVE_COORD
   if (leased) plain = &leased->generator();
 #endif

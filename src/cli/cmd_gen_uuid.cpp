@@ -98,7 +98,7 @@ void run(Kind kind, const GenArgs& a) {
       if (kind == Kind::uuid7)
         v7.next_batch(batch);
       else
-        uuid_v4_batch(batch);
+        new_uuid_v4_batch(batch);
       append_lines<Uuid>(out, batch, a.format, kind == Kind::uuid7);
     }
     write_out(out);

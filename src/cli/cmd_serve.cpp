@@ -206,7 +206,7 @@ void run_serve(const ServeArgs& a) {
     std::atomic<bool>* starting;
     ~StartUpEnds() { *starting = false; }
   } start_up_ends{&starting};
-  std::unique_ptr<SnowflakeGenerator> fixed;
+  std::unique_ptr<SharedSnowflakeGenerator> fixed;
   std::string node_text;
 #ifdef IDFORGE_SERVER_HAVE_LEASE
   std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
@@ -244,8 +244,8 @@ void run_serve(const ServeArgs& a) {
     throw CommandFailure{"lease-store='" + config.lease_store +
                          "': this build has no lease support (idforge::coord); use --node"};
   // A fixed node ID without leases: the operator guarantees no other process uses it.
-  fixed = std::make_unique<SnowflakeGenerator>(layout, layout.check_node(config.node.value_or(0)),
-                                               clock);
+  fixed = std::make_unique<SharedSnowflakeGenerator>(
+      layout, layout.check_node(config.node.value_or(0)), clock);
   server::add_snowflake_kind(srv, *fixed);
   node_text = fmt::format("fixed node {} (not registered anywhere)", fixed->node());
 #endif

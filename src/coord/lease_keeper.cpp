@@ -142,7 +142,7 @@ void LeaseKeeper::start() {
   if (background_) sync_->thread = std::thread([this] { run(); });
 }
 
-void LeaseKeeper::attach(SnowflakeGenerator* generator) {
+void LeaseKeeper::attach(SharedSnowflakeGenerator* generator) {
   std::lock_guard lock(sync_->mu);
   generator_ = generator;
   apply_fence_locked();

@@ -70,7 +70,7 @@ LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> s
     }
     policy.issued_up_to_unix_ms = std::max(policy.issued_up_to_unix_ms, mark);
   }
-  generator_ = std::make_unique<SnowflakeGenerator>(layout, lease.node, clock, policy);
+  generator_ = std::make_unique<SharedSnowflakeGenerator>(layout, lease.node, clock, policy);
   keeper_->attach(generator_.get());
 }
 

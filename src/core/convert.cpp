@@ -87,7 +87,7 @@ Id128Target parse_id128_target(std::string_view spec) {
     t.form = Id128Form::type_id;
     if (spec.size() > 6) {
       t.prefix = std::string(spec.substr(7));
-      const TypeIdParseStatus st = check_typeid_prefix(t.prefix);
+      const ParseStatus st = check_typeid_prefix(t.prefix);
       if (!st.ok()) throw ParseError("TypeID prefix", t.prefix, st.position, st.reason);
     }
   } else {

@@ -27,7 +27,7 @@ constexpr Base62Values kValues = make_values();
 
 }  // namespace
 
-KsuidParseStatus parse_ksuid(std::string_view text, Ksuid& out) noexcept {
+ParseStatus parse_ksuid(std::string_view text, Ksuid& out) noexcept {
   if (text.size() != Ksuid::kTextSize)
     return {text.size() < Ksuid::kTextSize ? text.size() : Ksuid::kTextSize,
             "a KSUID is exactly 27 base62 characters (0-9, A-Z, a-z)"};
@@ -61,7 +61,7 @@ KsuidParseStatus parse_ksuid(std::string_view text, Ksuid& out) noexcept {
 
 Ksuid Ksuid::parse(std::string_view text) {
   Ksuid k;
-  const KsuidParseStatus st = parse_ksuid(text, k);
+  const ParseStatus st = parse_ksuid(text, k);
   if (!st.ok()) throw ParseError("KSUID", text, st.position, st.reason);
   return k;
 }
@@ -102,7 +102,7 @@ std::string Ksuid::to_string() const {
   return s;
 }
 
-Ksuid make_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload) {
+Ksuid compose_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload) {
   const std::int64_t t = unix_seconds - Ksuid::kEpochUnixSeconds;
   if (t < 0)
     throw Error(errc::clock_before_epoch, "KSUID: time " + format_iso8601_ms(unix_seconds * 1000) +
@@ -120,7 +120,7 @@ Ksuid new_ksuid(Clock& clock) {
   const std::int64_t s = ns >= 0 ? ns / 1'000'000'000 : -((-ns + 999'999'999) / 1'000'000'000);
   Ksuid::Payload payload;
   random_fill(payload.data(), payload.size());
-  return make_ksuid(s, payload);
+  return compose_ksuid(s, payload);
 }
 
 }  // namespace idforge

@@ -251,7 +251,7 @@ MaskInput read_value(std::string_view text, std::optional<MaskMode> mode,
     return {MaskMode::u63, {0, v}};
   }
   Uuid u;
-  const UuidParseStatus st = parse_uuid(text, u);
+  const ParseStatus st = parse_uuid(text, u);
   if (!st.ok())
     throw ParseError(what, text, st.position,
                      std::string("neither a number (u63) nor a UUID: ") + st.reason);

@@ -424,7 +424,7 @@ void BasicSnowflakeGenerator<Shared>::set_fence_unix_ms(std::int64_t unix_ms) no
 template <bool Shared>
 std::int64_t BasicSnowflakeGenerator<Shared>::last_unix_ms() const noexcept {
   const std::uint64_t stamp = stamp_.load(std::memory_order_seq_cst);
-  if (stamp == 0) return std::numeric_limits<std::int64_t>::min();
+  if (stamp == 0) return kNoUnixMs;
   const std::uint64_t tick = stamp >> limits_.sequence_bits;
   const auto room =
       static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - epoch_ms_) /

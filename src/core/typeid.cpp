@@ -49,7 +49,7 @@ const char* bad_suffix_char(char c) noexcept {
 
 }  // namespace
 
-TypeIdParseStatus check_typeid_prefix(std::string_view prefix) noexcept {
+ParseStatus check_typeid_prefix(std::string_view prefix) noexcept {
   if (prefix.size() > TypeId::kMaxPrefixSize)
     return {TypeId::kMaxPrefixSize, "a prefix has at most 63 characters"};
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -72,7 +72,7 @@ char* encode_typeid_suffix(const Uuid& u, char* out) noexcept {
   return out + TypeId::kSuffixSize;
 }
 
-TypeIdParseStatus decode_typeid_suffix(std::string_view s, Uuid& out) noexcept {
+ParseStatus decode_typeid_suffix(std::string_view s, Uuid& out) noexcept {
   if (s.size() != TypeId::kSuffixSize)
     return {s.size() < TypeId::kSuffixSize ? s.size() : TypeId::kSuffixSize,
             "the suffix is exactly 26 base32 characters"};
@@ -90,7 +90,7 @@ TypeIdParseStatus decode_typeid_suffix(std::string_view s, Uuid& out) noexcept {
 }
 
 TypeId::TypeId(std::string_view prefix, const Uuid& uuid) {
-  const TypeIdParseStatus st = check_typeid_prefix(prefix);
+  const ParseStatus st = check_typeid_prefix(prefix);
   if (!st.ok()) throw ParseError("TypeID prefix", prefix, st.position, st.reason);
   set_unchecked(prefix, uuid);
 }
@@ -102,7 +102,7 @@ void TypeId::set_unchecked(std::string_view prefix, const Uuid& uuid) noexcept {
   uuid_ = uuid;
 }
 
-TypeIdParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept {
+ParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept {
   const std::size_t sep = text.rfind('_');
   std::string_view prefix, suffix = text;
   std::size_t suffix_at = 0;
@@ -111,11 +111,11 @@ TypeIdParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept {
     prefix = text.substr(0, sep);
     suffix = text.substr(sep + 1);
     suffix_at = sep + 1;
-    const TypeIdParseStatus st = check_typeid_prefix(prefix);
+    const ParseStatus st = check_typeid_prefix(prefix);
     if (!st.ok()) return st;
   }
   Uuid u;
-  TypeIdParseStatus st = decode_typeid_suffix(suffix, u);
+  ParseStatus st = decode_typeid_suffix(suffix, u);
   if (!st.ok()) return {suffix_at + st.position, st.reason};
   out.set_unchecked(prefix, u);
   return {};
@@ -123,7 +123,7 @@ TypeIdParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept {
 
 TypeId TypeId::parse(std::string_view text) {
   TypeId t;
-  const TypeIdParseStatus st = parse_typeid(text, t);
+  const ParseStatus st = parse_typeid(text, t);
   if (!st.ok()) throw ParseError("TypeID", text, st.position, st.reason);
   return t;
 }
@@ -153,6 +153,15 @@ TypeIdGenerator::TypeIdGenerator(std::string_view prefix, Clock& clock)
     : template_(prefix, Uuid::nil()), uuids_(clock) {}
 
 TypeId TypeIdGenerator::next() {
+  TypeId t = template_;
+  t.uuid_ = uuids_.next();
+  return t;
+}
+
+SharedTypeIdGenerator::SharedTypeIdGenerator(std::string_view prefix, Clock& clock)
+    : template_(prefix, Uuid::nil()), uuids_(clock) {}
+
+TypeId SharedTypeIdGenerator::next() {
   TypeId t = template_;
   t.uuid_ = uuids_.next();
   return t;

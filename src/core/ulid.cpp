@@ -12,7 +12,7 @@ static_assert(sizeof(Ulid) == 16 && alignof(Ulid) == 1);
 
 }  // namespace
 
-UlidParseStatus detail::ulid_parse_error(std::string_view text) noexcept {
+ParseStatus detail::ulid_parse_error(std::string_view text) noexcept {
   if (text.size() != Ulid::kTextSize)
     return {text.size() < Ulid::kTextSize ? text.size() : Ulid::kTextSize,
             "a ULID is exactly 26 Crockford base32 characters"};
@@ -28,7 +28,7 @@ UlidParseStatus detail::ulid_parse_error(std::string_view text) noexcept {
 
 Ulid Ulid::parse(std::string_view text) {
   Ulid u;
-  const UlidParseStatus st = parse_ulid(text, u);
+  const ParseStatus st = parse_ulid(text, u);
   if (!st.ok()) throw ParseError("ULID", text, st.position, st.reason);
   return u;
 }

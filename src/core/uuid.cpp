@@ -22,7 +22,7 @@ inline bool is_hex(char c) noexcept {
 }
 
 // Why the kernel refused the canonical 36 characters at text[at]; positions count from text[0].
-UuidParseStatus canonical_error(std::string_view text, std::size_t at) noexcept {
+ParseStatus canonical_error(std::string_view text, std::size_t at) noexcept {
   const char* p = text.data() + at;
   for (std::size_t h : kUuidHyphens)
     if (p[h] != '-') return {at + h, "expected '-' between the 8-4-4-4-12 groups"};
@@ -33,7 +33,7 @@ UuidParseStatus canonical_error(std::string_view text, std::size_t at) noexcept 
 }
 
 // The canonical 36 characters starting at text[at].
-UuidParseStatus parse_canonical(std::string_view text, std::size_t at, Uuid::Bytes& b) noexcept {
+ParseStatus parse_canonical(std::string_view text, std::size_t at, Uuid::Bytes& b) noexcept {
   if (IDFORGE_TEXT_KERNEL(uuid_from_chars)(text.data() + at, b.data())) [[likely]]
     return {};
   return canonical_error(text, at);
@@ -65,9 +65,9 @@ const char* to_string(UuidVariant v) noexcept {
   return "unknown";
 }
 
-UuidParseStatus detail::parse_uuid_any(std::string_view text, Uuid& out) noexcept {
+ParseStatus detail::parse_uuid_any(std::string_view text, Uuid& out) noexcept {
   Uuid::Bytes b;
-  UuidParseStatus st;
+  ParseStatus st;
   const std::size_t n = text.size();
   if (n == Uuid::kTextSize) [[likely]] {
     st = parse_canonical(text, 0, b);
@@ -101,7 +101,7 @@ UuidParseStatus detail::parse_uuid_any(std::string_view text, Uuid& out) noexcep
 
 Uuid Uuid::parse(std::string_view text) {
   Uuid u;
-  const UuidParseStatus st = parse_uuid(text, u);
+  const ParseStatus st = parse_uuid(text, u);
   if (!st.ok()) throw ParseError("UUID", text, st.position, st.reason);
   return u;
 }

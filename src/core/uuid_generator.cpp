@@ -31,7 +31,7 @@ void fill(std::span<Uuid> out, UuidV7Stamp::u128 first) noexcept {
 
 }  // namespace
 
-void uuid_v4_batch(std::span<Uuid> out) noexcept {
+void new_uuid_v4_batch(std::span<Uuid> out) noexcept {
   std::uint64_t r[2 * 64];
   while (!out.empty()) {
     const std::size_t n = std::min<std::size_t>(out.size(), 64);

@@ -42,7 +42,8 @@ class MsTicker {
 class SnowflakeSource final : public KeySource {
  public:
   explicit SnowflakeSource(const KeySourceOptions& o)
-      : clock_(o.start_unix_ms * 1'000'000), gen_(presets::twitter(), o.snowflake_node, clock_),
+      : clock_(o.start_unix_ms * 1'000'000),
+        gen_(presets::twitter(), o.snowflake_node, clock_),
         per_ms_(o.keys_per_ms) {}
   Key128 next() override {
     if (issued_ > 0 && issued_ % per_ms_ == 0) clock_.advance_ms(1);
@@ -53,7 +54,7 @@ class SnowflakeSource final : public KeySource {
 
  private:
   ManualClock clock_;
-  SnowflakeGenerator gen_;
+  SharedSnowflakeGenerator gen_;
   std::uint32_t per_ms_;
   std::uint64_t issued_ = 0;
 };
@@ -107,7 +108,8 @@ class UlidModel final : public KeySource {
 // v4-shaped: 122 random bits, version 4, variant 10. The text kind sorts the same way.
 class Uuid4Model final : public KeySource {
  public:
-  Uuid4Model(const KeySourceOptions& o, KeyKind kind) : rng_(stream_seed(o.seed, kind)), kind_(kind) {}
+  Uuid4Model(const KeySourceOptions& o, KeyKind kind)
+      : rng_(stream_seed(o.seed, kind)), kind_(kind) {}
   Key128 next() override {
     const std::uint64_t a = rng_(), b = rng_();
     return {(a & ~std::uint64_t{0xf000}) | 0x4000, (b >> 2) | (std::uint64_t{2} << 62)};

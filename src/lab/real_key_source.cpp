@@ -28,7 +28,7 @@ class RealSource final : public KeySource {
       }
       case KeyKind::uuid4:
       case KeyKind::uuid4_text: {
-        const Uuid u = uuid_v4();
+        const Uuid u = new_uuid_v4();
         return {u.high(), u.low()};
       }
     }
@@ -38,7 +38,7 @@ class RealSource final : public KeySource {
 
  private:
   KeyKind kind_;
-  SnowflakeGenerator snowflake_;
+  SharedSnowflakeGenerator snowflake_;
   UuidV7Generator v7_;
   UlidGenerator ulid_;
 };

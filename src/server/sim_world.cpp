@@ -154,7 +154,7 @@ World::World(SimKind kind, std::int64_t start_ms)
       SnowflakePolicy policy;
       policy.max_backward_wait_ms = 0;  // refuse, as Twitter's generator does
       mc.snowflake =
-          std::make_unique<LocalSnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
+          std::make_unique<UnsharedSnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
     } else if (kind == SimKind::uuid7) {
       mc.uuid7 = std::make_unique<UuidV7Generator>(mc.clock);
     }
@@ -199,7 +199,7 @@ const Entry& World::ask(int machine, bool next_ms) {
       e.uuid = mc.uuid7->next();
       break;
     case SimKind::uuid4:
-      e.uuid = uuid_v4();
+      e.uuid = new_uuid_v4();
       break;
   }
   // The generator's wait jumped its clock: that much time passed for everyone.
@@ -238,10 +238,10 @@ void World::set_wait_policy(int machine, std::int64_t max_wait_ms) {
                     std::string(sim_kind_name(kind_)));
   SnowflakePolicy policy;
   policy.max_backward_wait_ms = max_wait_ms;
-  if (mc.snowflake->last_unix_ms() != std::numeric_limits<std::int64_t>::min())
+  if (mc.snowflake->last_unix_ms() != kNoUnixMs)
     policy.issued_up_to_unix_ms = mc.snowflake->last_unix_ms();
   mc.snowflake =
-      std::make_unique<LocalSnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
+      std::make_unique<UnsharedSnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
   mc.max_wait_ms = max_wait_ms;
   Entry e;
   e.type = Entry::Type::policy;

@@ -14,14 +14,16 @@ void append(std::string& out, fmt::format_string<T...> format, T&&... args) {
 }
 }  // namespace
 
-void add_snowflake_kind(Server& server, SnowflakeGenerator& gen) {
+void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen) {
   add_snowflake_kind(server, gen, [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
 }
 
-void add_snowflake_kind(Server& server, SnowflakeGenerator& gen, std::function<void(std::span<Snowflake>)> fill) {
+void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen,
+                        std::function<void(std::span<Snowflake>)> fill) {
   Kind k;
   k.name = "snowflake";
-  k.description = "64-bit time-ordered ID, layout " + gen.layout().name() + ", node " + std::to_string(gen.node());
+  k.description = "64-bit time-ordered ID, layout " + gen.layout().name() + ", node " +
+                  std::to_string(gen.node());
   k.needs = server.readiness();
   k.generate = [fill = std::move(fill)](std::size_t count, IdBatch& out) {
     thread_local std::vector<Snowflake> buf;
@@ -33,16 +35,24 @@ void add_snowflake_kind(Server& server, SnowflakeGenerator& gen, std::function<v
   server.kinds().add(std::move(k));
   server.add_metrics_source([&gen](std::string& out) {
     const SnowflakeStats s = gen.stats();
-      out += "# HELP idforge_snowflake_clock_backward_waits_total Waits because the clock was behind the last tick.\n"
-           "# TYPE idforge_snowflake_clock_backward_waits_total counter\n";
+    out +=
+        "# HELP idforge_snowflake_clock_backward_waits_total Waits because the clock was behind "
+        "the last tick.\n"
+        "# TYPE idforge_snowflake_clock_backward_waits_total counter\n";
     append(out, "idforge_snowflake_clock_backward_waits_total {}\n", s.backward_waits);
-    out += "# HELP idforge_snowflake_clock_backward_refusals_total Refusals because the clock was too far behind.\n"
-           "# TYPE idforge_snowflake_clock_backward_refusals_total counter\n";
+    out +=
+        "# HELP idforge_snowflake_clock_backward_refusals_total Refusals because the clock was too "
+        "far behind.\n"
+        "# TYPE idforge_snowflake_clock_backward_refusals_total counter\n";
     append(out, "idforge_snowflake_clock_backward_refusals_total {}\n", s.backward_refusals);
-    out += "# HELP idforge_snowflake_sequence_exhausted_waits_total Waits because a tick's sequence ran out.\n"
-           "# TYPE idforge_snowflake_sequence_exhausted_waits_total counter\n";
+    out +=
+        "# HELP idforge_snowflake_sequence_exhausted_waits_total Waits because a tick's sequence "
+        "ran out.\n"
+        "# TYPE idforge_snowflake_sequence_exhausted_waits_total counter\n";
     append(out, "idforge_snowflake_sequence_exhausted_waits_total {}\n", s.exhausted_waits);
-    out += "# HELP idforge_snowflake_node Node ID the generator issues with.\n# TYPE idforge_snowflake_node gauge\n";
+    out +=
+        "# HELP idforge_snowflake_node Node ID the generator issues with.\n# TYPE "
+        "idforge_snowflake_node gauge\n";
     append(out, "idforge_snowflake_node {}\n", gen.node());
   });
 }

@@ -35,7 +35,7 @@ void add_text_kinds(Server& server, Clock& clock) {
                       [](std::size_t n, IdBatch& out) {
                         thread_local std::vector<Uuid> buf;
                         buf.resize(n);
-                        uuid_v4_batch(buf);
+                        new_uuid_v4_batch(buf);
                         append_texts(buf, out);
                       },
                       nullptr});

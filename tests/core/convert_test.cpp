@@ -56,7 +56,7 @@ TEST(Convert, Base62EdgesAndOverflow) {
 
 TEST(Convert, RoundTripsRandomValuesThroughEveryForm) {
   for (int i = 0; i < 2000; ++i) {
-    const Uuid u = uuid_v4();
+    const Uuid u = new_uuid_v4();
     for (const char* to : {"uuid", "ulid", "typeid:x", "hex", "base62"})
       EXPECT_EQ(read_id128(write_id128(u, parse_id128_target(to))).bits, u) << to;
   }

@@ -34,7 +34,7 @@ Made make_all(UuidV7Generator& v7, SharedUuidV7Generator& v7s, UlidGenerator& ul
   m.ulid.resize(kEach);
   m.ulid_shared.resize(kEach);
   for (std::size_t i = 0; i < kEach; ++i) {
-    m.v4[i] = uuid_v4();
+    m.v4[i] = new_uuid_v4();
     m.v7[i] = v7.next();
     m.v7_shared[i] = v7s.next();
     m.ulid[i] = ul.next();
@@ -86,8 +86,12 @@ bool increasing(const std::vector<T>& v) {
 
 // fork() runs the pthread_atfork handlers; the raw system call does not (nor does clone()
 // without CLONE_VM), so only the wipe-on-fork page can tell such a child it is one.
-pid_t plain_fork() { return fork(); }
-pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_fork)); }
+pid_t plain_fork() {
+  return fork();
+}
+pid_t raw_fork() {
+  return static_cast<pid_t>(syscall(SYS_fork));
+}
 
 void check_fork(Clock& clock, pid_t (*do_fork)() = plain_fork) {
   UuidV7Generator v7(clock);

@@ -95,7 +95,7 @@ TEST(Ksuid, MalformedTextIsRejectedWithPosition) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
     Ksuid k;
-    const KsuidParseStatus st = parse_ksuid(c.text, k);
+    const ParseStatus st = parse_ksuid(c.text, k);
     EXPECT_FALSE(st.ok());
     EXPECT_EQ(st.position, c.position);
     EXPECT_EQ(k, Ksuid());  // unchanged
@@ -129,9 +129,9 @@ TEST(Ksuid, GenerationOutsideTheTimestampRangeIsRefused) {
   ManualClock before(1'399'999'999'000'000'000);
   EXPECT_ERRC((void)new_ksuid(before), errc::clock_before_epoch);
   const Ksuid::Payload p{};
-  EXPECT_EQ(make_ksuid(Ksuid::kEpochUnixSeconds, p).timestamp(), 0u);
-  EXPECT_EQ(make_ksuid(Ksuid::kEpochUnixSeconds + 0xFFFF'FFFFll, p).timestamp(), 0xFFFF'FFFFu);
-  EXPECT_ERRC((void)make_ksuid(Ksuid::kEpochUnixSeconds + 0x1'0000'0000ll, p),
+  EXPECT_EQ(compose_ksuid(Ksuid::kEpochUnixSeconds, p).timestamp(), 0u);
+  EXPECT_EQ(compose_ksuid(Ksuid::kEpochUnixSeconds + 0xFFFF'FFFFll, p).timestamp(), 0xFFFF'FFFFu);
+  EXPECT_ERRC((void)compose_ksuid(Ksuid::kEpochUnixSeconds + 0x1'0000'0000ll, p),
               errc::time_exhausted);
 }
 

@@ -108,7 +108,7 @@ TEST(MaskLeak, ConsecutiveSnowflakesShareNoVisiblePrefix) {
   // 20,000 Snowflakes of one node, 4,096 per millisecond: neighbours differ in the last
   // bits only, and their decimal text shares about 18 leading digits.
   ManualClock clock(1'700'000'000'000'000'000);
-  SnowflakeGenerator gen(presets::twitter(), 7, clock);
+  SharedSnowflakeGenerator gen(presets::twitter(), 7, clock);
   std::mt19937_64 rng(3);
   std::vector<std::string> plain, masked_dec, masked_hex, masked_text, random_dec, random_hex;
   const auto hex = [](std::uint64_t v) {

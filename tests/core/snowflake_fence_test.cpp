@@ -47,7 +47,7 @@ std::int64_t time_of(const G& gen, Snowflake id) {
 
 template <typename G>
 class SnowflakeFence : public ::testing::Test {};
-using Variants = ::testing::Types<SnowflakeGenerator, LocalSnowflakeGenerator>;
+using Variants = ::testing::Types<SharedSnowflakeGenerator, UnsharedSnowflakeGenerator>;
 TYPED_TEST_SUITE(SnowflakeFence, Variants);
 
 // A thread delayed past the backward-wait bound between its reading and its claim sees a
@@ -121,7 +121,7 @@ TYPED_TEST(SnowflakeFence, MinStopsAllIssuingAndMaxLiftsTheFence) {
 // Fenced and then read: the mark covers everything any thread got, whatever was in flight.
 TEST(SnowflakeFenceThreads, LastReadAfterTheFenceCoversEveryIdReturned) {
   for (int round = 0; round < 20; ++round) {
-    SnowflakeGenerator gen(kTwitter, 9);
+    SharedSnowflakeGenerator gen(kTwitter, 9);
     std::atomic<bool> go{true};
     std::atomic<std::size_t> issued{0};  // the threads own got[t]; main reads only this count
     std::vector<std::vector<Snowflake>> got(2);
@@ -151,7 +151,7 @@ TEST(SnowflakeFenceThreads, LastReadAfterTheFenceCoversEveryIdReturned) {
 
 TEST(SnowflakeRebind, OnlyAForkedChildMayRebind) {
   ManualClock clock(1'700'000'000'000 * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  SharedSnowflakeGenerator gen(kTwitter, 1, clock);
   EXPECT_ERRC(gen.rebind(2), errc::invalid_argument);
   EXPECT_EQ(gen.node(), 1u);
 }
@@ -160,7 +160,7 @@ TEST(SnowflakeRebind, OnlyAForkedChildMayRebind) {
 // refusal or the new node above its mark, never a mix.
 TEST(SnowflakeRebind, ChildThreadsRacingRebindSeeTheOldRefusalOrTheNewNodeInFull) {
   ManualClock clock(1'700'000'000'000 * kMs);
-  SnowflakeGenerator gen(kTwitter, 1, clock);
+  SharedSnowflakeGenerator gen(kTwitter, 1, clock);
   gen.next();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);

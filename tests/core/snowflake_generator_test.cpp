@@ -16,7 +16,7 @@
 namespace idforge {
 namespace {
 
-using Step = SnowflakeGenerator::Step;
+using Step = SharedSnowflakeGenerator::Step;
 constexpr std::int64_t kMs = 1'000'000;
 const Layout kTwitter = presets::twitter();
 // A whole millisecond, well after Twitter's epoch.
@@ -57,57 +57,58 @@ SnowflakeParts parts(Snowflake id) {
 
 // --- the pure transition -------------------------------------------------------------
 
-constexpr SnowflakeGenerator::Limits kLim{12, (1ull << 41) - 1, 0, 5};
+constexpr SharedSnowflakeGenerator::Limits kLim{12, (1ull << 41) - 1, 0, 5};
 
 TEST(SnowflakeAdvance, NewTickStartsAtSequenceZero) {
-  const Step s = SnowflakeGenerator::advance((100ull << 12) | 7, 101, kLim);
+  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 7, 101, kLim);
   EXPECT_EQ(s.kind, Step::Kind::issue);
   EXPECT_EQ(s.stamp, 101ull << 12);
 }
 
 TEST(SnowflakeAdvance, SameTickIncrementsSequence) {
-  const Step s = SnowflakeGenerator::advance((100ull << 12) | 7, 100, kLim);
+  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 7, 100, kLim);
   EXPECT_EQ(s.kind, Step::Kind::issue);
   EXPECT_EQ(s.stamp, (100ull << 12) | 8);
 }
 
 TEST(SnowflakeAdvance, FullSequenceWaitsForNextTick) {
-  const Step s = SnowflakeGenerator::advance((100ull << 12) | 4095, 100, kLim);
+  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, kLim);
   EXPECT_EQ(s.kind, Step::Kind::wait);
   EXPECT_EQ(s.until_tick, 101);
   EXPECT_EQ(s.behind, 0);
 }
 
 TEST(SnowflakeAdvance, SmallStepBackWaitsLargeStepBackRefuses) {
-  const Step w = SnowflakeGenerator::advance((100ull << 12) | 3, 95, kLim);
+  const Step w = SharedSnowflakeGenerator::advance((100ull << 12) | 3, 95, kLim);
   EXPECT_EQ(w.kind, Step::Kind::wait);
   EXPECT_EQ(w.until_tick, 100);  // the sequence is not full: tick 100 again, sequence 4
   EXPECT_EQ(w.behind, 5);
-  const Step r = SnowflakeGenerator::advance((100ull << 12) | 3, 94, kLim);
+  const Step r = SharedSnowflakeGenerator::advance((100ull << 12) | 3, 94, kLim);
   EXPECT_EQ(r.kind, Step::Kind::refuse_backwards);
   EXPECT_EQ(r.behind, 6);
 }
 
 TEST(SnowflakeAdvance, BorrowingIssuesAheadInsteadOfWaiting) {
-  SnowflakeGenerator::Limits lim = kLim;
+  SharedSnowflakeGenerator::Limits lim = kLim;
   lim.borrow_ticks = 2;
-  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).stamp, 101ull << 12);
-  EXPECT_EQ(SnowflakeGenerator::advance((102ull << 12) | 4095, 100, lim).kind, Step::Kind::wait);
+  EXPECT_EQ(SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).stamp, 101ull << 12);
+  EXPECT_EQ(SharedSnowflakeGenerator::advance((102ull << 12) | 4095, 100, lim).kind,
+            Step::Kind::wait);
 }
 
 TEST(SnowflakeAdvance, LastTickOfTheTimeFieldIsTheEnd) {
-  SnowflakeGenerator::Limits lim = kLim;
+  SharedSnowflakeGenerator::Limits lim = kLim;
   lim.max_tick = 100;
-  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind,
+  EXPECT_EQ(SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind,
             Step::Kind::time_exhausted);
-  EXPECT_EQ(SnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
+  EXPECT_EQ(SharedSnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
 }
 
 // --- both variants with a manual clock ---------------------------------------------
 
 template <typename G>
 class SnowflakeGeneratorBoth : public ::testing::Test {};
-using Variants = ::testing::Types<SnowflakeGenerator, LocalSnowflakeGenerator>;
+using Variants = ::testing::Types<SharedSnowflakeGenerator, UnsharedSnowflakeGenerator>;
 TYPED_TEST_SUITE(SnowflakeGeneratorBoth, Variants);
 
 TYPED_TEST(SnowflakeGeneratorBoth, FirstIdCarriesClockNodeAndSequenceZero) {
@@ -207,7 +208,7 @@ class PreemptingClock final : public Clock {
 TEST(SnowflakeGenerator, AReadingOvertakenTwiceByOtherClaimsIsReadAgainNotRefused) {
   PreemptingClock clock;
   clock.now_ = kStartMs * kMs;
-  SnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
+  SharedSnowflakeGenerator gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   gen.next();
   // Readings from here: #r (the caller's, then overtaken: the clock moves 8 ms and
   // another caller claims), #r+1 (the other's), #r+2 (the caller's re-read, overtaken
@@ -426,7 +427,7 @@ TYPED_TEST(SnowflakeGeneratorBoth, ChildOfARawForkSystemCallRefusesUntilRebound)
 // --- threads on the system clock -----------------------------------------------------
 
 TEST(SnowflakeGenerator, FourThreadsTimesOneMillionAreUniqueAndIncreasingPerThread) {
-  SnowflakeGenerator gen(kTwitter, 5);
+  SharedSnowflakeGenerator gen(kTwitter, 5);
   constexpr int kThreads = 4, kPerThread = 1'000'000;
   std::vector<std::vector<Snowflake>> got(kThreads, std::vector<Snowflake>(kPerThread));
   std::vector<std::thread> threads;
@@ -447,7 +448,7 @@ TEST(SnowflakeGenerator, FourThreadsTimesOneMillionAreUniqueAndIncreasingPerThre
 }
 
 TEST(SnowflakeGenerator, BatchesAndSinglesFromTwoThreadsNeverCollide) {
-  SnowflakeGenerator gen(kTwitter, 6);
+  SharedSnowflakeGenerator gen(kTwitter, 6);
   std::vector<Snowflake> a(300'000), b(300'000);
   std::thread t1([&] {
     for (std::size_t i = 0; i < a.size(); i += 1000) gen.next_batch(std::span(a).subspan(i, 1000));

@@ -163,7 +163,7 @@ std::string check_edges(const Case& c, const Layout& layout, const Model& m) {
   if (end <= kClockMaxMs) {
     ManualClock at_end(static_cast<std::int64_t>(end) * kNsPerMs);
     try {
-      SnowflakeGenerator gen(layout, c.node, at_end);
+      SharedSnowflakeGenerator gen(layout, c.node, at_end);
       return "constructed at " + end_date + " although the time field ran out then";
     } catch (const Error& e) {
       if (e.code() != errc::time_exhausted ||
@@ -172,8 +172,8 @@ std::string check_edges(const Case& c, const Layout& layout, const Model& m) {
     }
     // The mark in the last tick: that tick is used, nothing is left.
     ManualClock last(static_cast<std::int64_t>(end - t) * kNsPerMs);
-    SnowflakeGenerator used(layout, c.node, last,
-                            {.issued_up_to_unix_ms = static_cast<std::int64_t>(end - 1)});
+    SharedSnowflakeGenerator used(layout, c.node, last,
+                                  {.issued_up_to_unix_ms = static_cast<std::int64_t>(end - 1)});
     try {
       return "issued " + std::to_string(used.next().value()) + " after a mark in the last tick";
     } catch (const Error& e) {
@@ -182,8 +182,8 @@ std::string check_edges(const Case& c, const Layout& layout, const Model& m) {
     }
     // The mark one tick earlier: the last tick is still there, sequence 0.
     if (end - 2 * t >= m.epoch_ms) {
-      SnowflakeGenerator one_left(layout, c.node, last,
-                                  {.issued_up_to_unix_ms = static_cast<std::int64_t>(end - 2 * t)});
+      SharedSnowflakeGenerator one_left(
+          layout, c.node, last, {.issued_up_to_unix_ms = static_cast<std::int64_t>(end - 2 * t)});
       const std::uint64_t id = one_left.next().value();
       if (i128{id} != m.pack(m.max_tick(), 0))
         return "mark before the last tick: got " + std::to_string(id);
@@ -191,8 +191,8 @@ std::string check_edges(const Case& c, const Layout& layout, const Model& m) {
   }
   // A mark beyond anything the field or a clock holds.
   ManualClock start(m.epoch_ms * kNsPerMs);
-  SnowflakeGenerator beyond(layout, c.node, start,
-                            {.issued_up_to_unix_ms = std::numeric_limits<std::int64_t>::max()});
+  SharedSnowflakeGenerator beyond(
+      layout, c.node, start, {.issued_up_to_unix_ms = std::numeric_limits<std::int64_t>::max()});
   try {
     return "issued " + std::to_string(beyond.next().value()) + " after a mark at the end of time";
   } catch (const Error& e) {
@@ -216,7 +216,7 @@ std::string check(const Case& c) {
   if (rs.empty()) return "";
   ManualClock clock(static_cast<std::int64_t>(rs.front()) * kNsPerMs);
   const std::string end_date = date_of(m.end_ms());
-  std::optional<LocalSnowflakeGenerator> gen;
+  std::optional<UnsharedSnowflakeGenerator> gen;
   try {
     gen.emplace(layout, c.node, clock, SnowflakePolicy{.max_backward_wait_ms = 0});
   } catch (const Error& e) {
@@ -280,7 +280,7 @@ TEST(SnowflakeLayoutSweep, TickShiftedPastSixtyFourBitsDoesNotAliasAnEarlierTick
   const std::int64_t epoch = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
   const Layout l = parse_layout("time=32,dc=0,worker=0,seq=31,epoch=2026-01-01T00:00:00Z", epoch);
   ManualClock clock((epoch + 5000) * kNsPerMs);
-  SnowflakeGenerator gen(l, 0, clock);
+  SharedSnowflakeGenerator gen(l, 0, clock);
   const Snowflake first = gen.next();
   clock.advance_ms(std::int64_t{1} << 33);  // 2^33 ms on: the 32-bit time field ran out long ago
   EXPECT_ERRC(gen.next(), errc::time_exhausted, "ran out at 2026-02-19T17:02:47.296Z");
@@ -290,7 +290,7 @@ TEST(SnowflakeLayoutSweep, ATimeFieldThatRanOutIn2010IsRefusedNamingTheDate) {
   const Layout l = parse_layout("time=31,dc=0,worker=1,seq=31", 1'288'834'974'657);
   ManualClock clock(1'767'225'600'000 * kNsPerMs);
   try {
-    SnowflakeGenerator gen(l, 0, clock);
+    SharedSnowflakeGenerator gen(l, 0, clock);
     FAIL() << "a generator was made although the time field ran out in 2010";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), errc::time_exhausted);

@@ -68,7 +68,7 @@ struct Outcome {
 
 Outcome parse_uuid_outcome(const std::string& text) {
   Uuid u = Uuid::max();
-  const UuidParseStatus st = parse_uuid(text, u);
+  const ParseStatus st = parse_uuid(text, u);
   if (!st.ok()) {
     EXPECT_EQ(u, Uuid::max()) << "failed parse wrote its output: " << text;
     return {false, st.position, st.reason, {}};
@@ -78,7 +78,7 @@ Outcome parse_uuid_outcome(const std::string& text) {
 
 Outcome parse_ulid_outcome(const std::string& text) {
   Ulid u = Ulid::from_u64(1, 2);
-  const UlidParseStatus st = parse_ulid(text, u);
+  const ParseStatus st = parse_ulid(text, u);
   if (!st.ok()) {
     EXPECT_EQ(u, Ulid::from_u64(1, 2)) << "failed parse wrote its output: " << text;
     return {false, st.position, st.reason, {}};

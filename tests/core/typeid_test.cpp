@@ -136,7 +136,7 @@ TEST(TypeId, SuffixIsTheLowercaseUlidEncoding) {
 
 TEST(TypeId, RoundTripsRandomValues) {
   for (int i = 0; i < 10000; ++i) {
-    const Uuid u = uuid_v4();
+    const Uuid u = new_uuid_v4();
     const TypeId t("thing", u);
     const std::string s = t.to_string();
     EXPECT_EQ(s.size(), t.text_size());

@@ -33,7 +33,7 @@ TEST_P(UlidMalformed, RejectedWithPositionAndRule) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.text);
     Ulid u;
-    const UlidParseStatus st = parse_ulid(c.text, u);
+    const ParseStatus st = parse_ulid(c.text, u);
     ASSERT_FALSE(st.ok());
     EXPECT_EQ(st.position, c.position);
     EXPECT_NE(std::string(st.reason).find(c.says), std::string::npos) << st.reason;

@@ -44,7 +44,7 @@ TEST_P(UuidMalformed, RejectedWithPositionAndRule) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.text);
     Uuid u;
-    const UuidParseStatus st = parse_uuid(c.text, u);
+    const ParseStatus st = parse_uuid(c.text, u);
     ASSERT_FALSE(st.ok());
     EXPECT_EQ(st.position, c.position);
     EXPECT_NE(std::string(st.reason).find(c.says), std::string::npos) << st.reason;

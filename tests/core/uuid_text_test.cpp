@@ -55,7 +55,7 @@ TEST_P(UuidText, TryParseAndTheStatusApiDoNotThrow) {
   EXPECT_TRUE(Uuid::try_parse(kCanonical).has_value());
   EXPECT_FALSE(Uuid::try_parse("nope").has_value());
   Uuid out = Uuid::max();
-  const UuidParseStatus st = parse_uuid("017f22e2-79b0-7cc3-98c4-dc0c0c07398g", out);
+  const ParseStatus st = parse_uuid("017f22e2-79b0-7cc3-98c4-dc0c0c07398g", out);
   EXPECT_FALSE(st.ok());
   EXPECT_EQ(st.position, 35u);
   EXPECT_EQ(out, Uuid::max());  // untouched on failure

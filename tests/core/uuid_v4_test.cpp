@@ -11,7 +11,7 @@ namespace {
 
 TEST(UuidV4, VersionAndVariantAreSetOnEveryId) {
   for (int i = 0; i < 10'000; ++i) {
-    const Uuid u = uuid_v4();
+    const Uuid u = new_uuid_v4();
     ASSERT_EQ(u.version(), 4);
     ASSERT_EQ(u.variant(), UuidVariant::rfc9562);
   }
@@ -24,7 +24,7 @@ TEST(UuidV4, TheOther122BitsAreRandom) {
   std::array<int, 128> ones{};
   std::unordered_set<Uuid> seen;
   for (int i = 0; i < kIds; ++i) {
-    const Uuid u = uuid_v4();
+    const Uuid u = new_uuid_v4();
     ASSERT_TRUE(seen.insert(u).second);
     for (int b = 0; b < 64; ++b) {
       ones[b] += static_cast<int>((u.high() >> (63 - b)) & 1);
@@ -39,7 +39,7 @@ TEST(UuidV4, TheOther122BitsAreRandom) {
 
 TEST(UuidV4, BatchFillsEverySlot) {
   std::vector<Uuid> ids(1000);
-  uuid_v4_batch(ids);
+  new_uuid_v4_batch(ids);
   std::unordered_set<Uuid> seen(ids.begin(), ids.end());
   EXPECT_EQ(seen.size(), ids.size());
   for (const Uuid& u : ids) EXPECT_EQ(u.version(), 4);

@@ -101,8 +101,8 @@ function table(gbPath) {
       ['`getrandom()` of 16 bytes', 'BM_Floor_Getrandom16'],
     ]],
     ['UUIDv4', 'BM_Idforge_UuidV4', [
-      ['idforge `uuid_v4()`', 'BM_Idforge_UuidV4'],
-      ['idforge `uuid_v4_batch`, per ID (256)', 'BM_Idforge_UuidV4Batch/256'],
+      ['idforge `new_uuid_v4()`', 'BM_Idforge_UuidV4'],
+      ['idforge `new_uuid_v4_batch`, per ID (256)', 'BM_Idforge_UuidV4Batch/256'],
       ['libuuid `uuid_generate_random`', 'BM_Libuuid_GenerateRandom', true],
       ['Boost 1.81 `random_generator`', 'BM_Boost181_RandomGenerator', true],
       ['Boost 1.81 `random_generator_mt19937` (not a CSPRNG)', 'BM_Boost181_RandomGeneratorMt19937', true],

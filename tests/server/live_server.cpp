@@ -19,8 +19,8 @@ LiveServer::LiveServer(server::ServerConfig config, std::function<void(server::S
   if (config.access_log == "-") config.access_log = "off";
   server_ = std::make_unique<server::Server>(config);
   if (fixed) {
-    gen_ =
-        std::make_unique<SnowflakeGenerator>(parse_layout(config.layout), config.node.value_or(1));
+    gen_ = std::make_unique<SharedSnowflakeGenerator>(parse_layout(config.layout),
+                                                      config.node.value_or(1));
     server::add_snowflake_kind(*server_, *gen_);
   }
   server::add_text_kinds(*server_);

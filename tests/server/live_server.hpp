@@ -28,7 +28,7 @@ class LiveServer {
   HttpClient client() const;
 
  private:
-  std::unique_ptr<SnowflakeGenerator> gen_;
+  std::unique_ptr<SharedSnowflakeGenerator> gen_;
   std::unique_ptr<server::Server> server_;
   std::thread thread_;
 };

@@ -41,7 +41,7 @@ ThreeKinds make(SharedUuidV7Generator& g7, SharedUlidGenerator& gu, std::uint64_
   for (std::uint64_t i = 0; i < n; ++i) {
     k.v7.push_back(bytes_of(g7.next()));
     k.ulid.push_back(bytes_of(gu.next()));
-    k.v4.push_back(bytes_of(uuid_v4()));
+    k.v4.push_back(bytes_of(new_uuid_v4()));
   }
   return k;
 }
@@ -49,7 +49,8 @@ ThreeKinds make(SharedUuidV7Generator& g7, SharedUlidGenerator& gu, std::uint64_
 void save(const std::string& path, const ThreeKinds& k) {
   std::ofstream out(path, std::ios::binary);
   for (const auto* v : {&k.v7, &k.ulid, &k.v4})
-    out.write(reinterpret_cast<const char*>(v->data()), static_cast<std::streamsize>(v->size() * 16));
+    out.write(reinterpret_cast<const char*>(v->data()),
+              static_cast<std::streamsize>(v->size() * 16));
 }
 
 ThreeKinds load(const std::string& path, std::uint64_t n) {
@@ -122,7 +123,8 @@ TEST(RandomHunt, ThreadsOnSharedGeneratorsStayStrictlyOrderedThroughClockSteps) 
   SharedUuidV7Generator g7(clock);
   SharedUlidGenerator gu(clock);
   constexpr std::int64_t kMs = 1'000'000;
-  const std::int64_t steps[] = {-1 * kMs, -5 * kMs, -6 * kMs, -1000 * kMs, 1000 * kMs, 3'600'000 * kMs};
+  const std::int64_t steps[] = {-1 * kMs,    -5 * kMs,   -6 * kMs,
+                                -1000 * kMs, 1000 * kMs, 3'600'000 * kMs};
   const int threads = std::max(prof.threads, 2);
   const std::uint64_t per_thread = prof.random_ids_per_thread;
   std::vector<std::vector<Bytes>> v7(threads), ul(threads);
@@ -133,7 +135,8 @@ TEST(RandomHunt, ThreadsOnSharedGeneratorsStayStrictlyOrderedThroughClockSteps) 
       v7[t].reserve(per_thread), ul[t].reserve(per_thread);
       int next_step = 0;
       while (v7[t].size() < per_thread) {
-        if (t == 0 && next_step < 6 && v7[t].size() * 7 >= per_thread * (next_step + 1)) clock.step_ns(steps[next_step++]);
+        if (t == 0 && next_step < 6 && v7[t].size() * 7 >= per_thread * (next_step + 1))
+          clock.step_ns(steps[next_step++]);
         ++rep7[t].attempted, ++repu[t].attempted;
         const Bytes a = bytes_of(g7.next());
         if (!v7[t].empty() && a <= v7[t].back()) ++rep7[t].order_violations;

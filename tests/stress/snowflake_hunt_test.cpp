@@ -36,13 +36,16 @@ ChildReport hunt_in_process(int index, const Profile& prof) {
   FaultClock clock;
   ChildReport rep{};
   std::vector<std::vector<Snowflake>> per_thread(prof.threads);
-  const std::uint64_t per_round_thread = prof.snowflake_ids_per_process / (prof.rounds * prof.threads);
+  const std::uint64_t per_round_thread =
+      prof.snowflake_ids_per_process / (prof.rounds * prof.threads);
   for (auto& v : per_thread) v.reserve(per_round_thread * prof.rounds);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(prof.long_run ? 30 : 2);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::minutes(prof.long_run ? 30 : 2);
   std::int64_t mark = std::numeric_limits<std::int64_t>::min();
   for (int round = 0; round < prof.rounds; ++round) {
     // A restart: a fresh generator that knows only the previous one's high-water mark.
-    SnowflakeGenerator gen(layout, node, clock, {.max_backward_wait_ms = 5, .issued_up_to_unix_ms = mark});
+    SharedSnowflakeGenerator gen(layout, node, clock,
+                                 {.max_backward_wait_ms = 5, .issued_up_to_unix_ms = mark});
     std::vector<std::thread> threads;
     std::vector<ChildReport> counts(prof.threads);
     for (int t = 0; t < prof.threads; ++t)
@@ -99,19 +102,22 @@ ChildReport hunt_in_process(int index, const Profile& prof) {
 
 TEST(SnowflakeHunt, NoDuplicateAcrossProcessesThreadsRestartsAndClockFaults) {
   const Profile prof = profile_from_env();
-  const auto reports = run_in_children<ChildReport>(prof.processes, [&](int i) { return hunt_in_process(i, prof); });
+  const auto reports =
+      run_in_children<ChildReport>(prof.processes, [&](int i) { return hunt_in_process(i, prof); });
   HuntReport total;
   total.generator = "snowflake (shared, faults)";
   std::uint64_t foreign = 0;
   for (const auto& r : reports) {
-    total += HuntReport{"", r.attempted, r.acknowledged, r.refused, r.duplicated, r.order_violations};
+    total +=
+        HuntReport{"", r.attempted, r.acknowledged, r.refused, r.duplicated, r.order_violations};
     foreign += r.foreign_node;
   }
   publish(total);
   EXPECT_EQ(total.duplicated, 0u);
   EXPECT_EQ(total.order_violations, 0u);
   EXPECT_EQ(foreign, 0u);
-  EXPECT_EQ(total.acknowledged, static_cast<std::uint64_t>(prof.processes) * prof.snowflake_ids_per_process);
+  EXPECT_EQ(total.acknowledged,
+            static_cast<std::uint64_t>(prof.processes) * prof.snowflake_ids_per_process);
   EXPECT_GT(total.refused, 0u) << "the -1 s step should have been refused at least once";
 }
 

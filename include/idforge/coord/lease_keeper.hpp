@@ -4,7 +4,7 @@
 // The fencing rule. Every successful renewal first stores mark = now + reserve window,
 // rounded up to the end of its tick, and only then sets the attached generator's fence to
 //   F = min(mark + 1, deadline - safety margin)        (deadline: none for file/static)
-// The generator issues no ID whose tick ends after F (SnowflakeGenerator::set_fence_unix_ms):
+// The generator issues no ID whose tick ends after F (SharedSnowflakeGenerator::set_fence_unix_ms):
 // borrowed ticks, a reading taken again and a wait for the next tick included, and it reads
 // the fence after claiming its stamp. So every ID ever issued lies in a tick at or below a
 // mark the store already holds, and was claimed before the lease's deadline minus the
@@ -100,7 +100,7 @@ class LeaseKeeper {
   bool renew();
   /// Puts generator under the keeper's fence from now on (see the top of this file). The
   /// generator must outlive the keeper's release().
-  void attach(SnowflakeGenerator* generator);
+  void attach(SharedSnowflakeGenerator* generator);
   /// Stops renewing, fences the generator, stores its last claimed time as the mark (the
   /// reservation if none is attached) and frees the node ID. Idempotent. Throws LeaseError
   /// if the store cannot be told.
@@ -143,7 +143,7 @@ class LeaseKeeper {
   std::uint64_t fork_epoch_;
   Lease acquired_;
   std::vector<SkippedNode> skipped_;
-  SnowflakeGenerator* generator_ = nullptr;
+  SharedSnowflakeGenerator* generator_ = nullptr;
 
   // The mutex (guarding status_, stop_ and generator_), the condition variable and the
   // renewal thread. Never destroyed in a forked child: there the thread is the parent's, the

@@ -1,4 +1,4 @@
-// LeasedSnowflakeGenerator: a SnowflakeGenerator whose node ID comes from a lease store.
+// LeasedSnowflakeGenerator: a SharedSnowflakeGenerator whose node ID comes from a lease store.
 //
 // Start-up: acquire a node ID (a fixed one with KeeperOptions::node; otherwise the first free
 // one whose stored mark start-up can wait out, passing over those whose marks are further
@@ -63,15 +63,15 @@ class LeasedSnowflakeGenerator {
   /// Releases the lease, storing the last issued time as the mark.
   ~LeasedSnowflakeGenerator();
 
-  /// The next ID; as SnowflakeGenerator::next(), but a fence becomes LeaseError.
+  /// The next ID; as SharedSnowflakeGenerator::next(), but a fence becomes LeaseError.
   Snowflake next();
-  /// As SnowflakeGenerator::next_batch(), with the same translation of a fence.
+  /// As SharedSnowflakeGenerator::next_batch(), with the same translation of a fence.
   void next_batch(std::span<Snowflake> out);
   /// Stops issuing and releases the lease now (see LeaseKeeper::release()).
   void release() { keeper_->release(); }
 
   /// The underlying generator (for stats, last_unix_ms, layout).
-  SnowflakeGenerator& generator() noexcept { return *generator_; }
+  SharedSnowflakeGenerator& generator() noexcept { return *generator_; }
   /// The keeper (for the lease, its status and the store URL).
   LeaseKeeper& keeper() noexcept { return *keeper_; }
   /// The node ID held.
@@ -83,7 +83,7 @@ class LeasedSnowflakeGenerator {
   [[noreturn]] void rethrow_fenced(const Error& e) const;
 
   std::unique_ptr<LeaseKeeper> keeper_;
-  std::unique_ptr<SnowflakeGenerator> generator_;
+  std::unique_ptr<SharedSnowflakeGenerator> generator_;
   std::int64_t start_wait_ms_ = 0;
 };
 

@@ -1,6 +1,6 @@
 // Where the lab's keys come from. A KeySource hands out keys of one kind in creation order.
 //
-// Snowflake keys come from core's SnowflakeGenerator (Twitter layout) on a ManualClock that
+// Snowflake keys come from core's SharedSnowflakeGenerator (Twitter layout) on a ManualClock that
 // advances 1 ms every `keys_per_ms` keys, as in seed 003's demos ("each request comes 1 ms
 // after the one before"), so they are the real generator's output and still repeatable.
 //
@@ -48,14 +48,14 @@ struct KeySourceOptions {
   std::uint64_t snowflake_node = 1;  ///< node ID of the Snowflake generator (0..1023)
 };
 
-/// A repeatable source for kind: core's SnowflakeGenerator on a ManualClock for snowflake,
+/// A repeatable source for kind: core's SharedSnowflakeGenerator on a ManualClock for snowflake,
 /// the lab's seeded key models for the others (see the top of this header). Throws
 /// Error(errc::invalid_argument) for keys_per_ms == 0 and core's errors for a bad node.
 std::unique_ptr<KeySource> make_model_key_source(KeyKind kind,
                                                  const KeySourceOptions& options = {});
 
-/// Core's real generators on the system clock: UuidV7Generator, uuid_v4() and UlidGenerator
-/// (CSPRNG, not seedable, so not repeatable), and SnowflakeGenerator (Twitter layout, node
+/// Core's real generators on the system clock: UuidV7Generator, new_uuid_v4() and UlidGenerator
+/// (CSPRNG, not seedable, so not repeatable), and SharedSnowflakeGenerator (Twitter layout, node
 /// options.snowflake_node). What `idforge lab db` inserts by default; the demo and the
 /// simulator keep the seeded models because they must repeat.
 std::unique_ptr<KeySource> make_real_key_source(KeyKind kind, const KeySourceOptions& options = {});

@@ -1,7 +1,7 @@
 // The simulation behind the web page (seed 003): two machines, M1 and M2, take turns
 // making primary keys for one table, and every key goes into a B+ tree whose leaves hold
-// 4 keys. Everything runs on the real parts: core's SnowflakeGenerator (Twitter layout,
-// node 1 for M1 and node 2 for M2), UuidV7Generator and uuid_v4, each machine on its own
+// 4 keys. Everything runs on the real parts: core's SharedSnowflakeGenerator (Twitter layout,
+// node 1 for M1 and node 2 for M2), UuidV7Generator and new_uuid_v4, each machine on its own
 // ManualClock, and the index lab's BTreeSim. Time is simulated: each request comes 1 ms
 // after the one before, and a generator that waits moves its clock (and the world) on, so
 // a demo gives the same numbers every time and never sleeps.

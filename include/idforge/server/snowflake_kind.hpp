@@ -1,4 +1,4 @@
-// Registers the `snowflake` kind on a Server: batches come from SnowflakeGenerator::
+// Registers the `snowflake` kind on a Server: batches come from SharedSnowflakeGenerator::
 // next_batch (one clock read per tick), and the generator's slow-path counters go to
 // /metrics. The kind needs the server's readiness (the node lease) to issue.
 #pragma once
@@ -12,9 +12,10 @@
 namespace idforge::server {
 
 /// Adds kind "snowflake" issuing from gen (which must outlive server) and its metrics.
-void add_snowflake_kind(Server& server, SnowflakeGenerator& gen);
+void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen);
 /// Same, but batches come from fill (e.g. a leased generator that turns a fence into a
 /// LeaseError); gen supplies the layout, node and slow-path counters.
-void add_snowflake_kind(Server& server, SnowflakeGenerator& gen, std::function<void(std::span<Snowflake>)> fill);
+void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen,
+                        std::function<void(std::span<Snowflake>)> fill);
 
 }  // namespace idforge::server

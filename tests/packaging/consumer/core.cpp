@@ -5,7 +5,7 @@
 #include <iostream>
 
 int main() {
-  idforge::SnowflakeGenerator gen(idforge::presets::twitter(), /*node=*/42);
+  idforge::SharedSnowflakeGenerator gen(idforge::presets::twitter(), /*node=*/42);
   const auto parts = idforge::decompose(gen.layout(), gen.next());
   idforge::UuidV7Generator v7;
   std::cout << "core: node " << parts.node << ", uuid7 " << v7.next().to_string() << "\n";
