@@ -28,8 +28,8 @@ LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
         "# TYPE idforge_lease_failures_total counter\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_failures_total {}\n", s.failures);
     out +=
-        "# HELP idforge_lease_held 1 while the lease is held and not lost.\n# TYPE "
-        "idforge_lease_held gauge\n";
+        "# HELP idforge_lease_held 1 while the lease is held and not lost.\n"
+        "# TYPE idforge_lease_held gauge\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_held {}\n",
                    s.lost || s.released ? 0 : 1);
     out +=
