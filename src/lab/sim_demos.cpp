@@ -28,8 +28,8 @@ void check_start(std::int64_t start_ms) {
     throw Error(
         errc::invalid_argument,
         fmt::format(
-            "start_ms={} must be from {} to {} (Unix ms within the Twitter layout's 41-bit time)",
-            start_ms, sim_min_start_ms(), sim_max_start_ms()));
+            "start_ms={} must be from {} to {} (Unix ms within the Twitter layout's {}-bit time)",
+            start_ms, sim_min_start_ms(), sim_max_start_ms(), sim::page_layout().time_bits()));
 }
 
 json tree_entry(const World& w, const char* title, std::size_t max_leaves = 0) {
