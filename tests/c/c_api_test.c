@@ -105,6 +105,10 @@ static void test_uuid_text(void) {
                IDFORGE_E_PARSE_ERROR);
   CHECK_MESSAGE_HAS("017f22e2-79b0-7cc3-98c4-dc0c0c07398g");
   CHECK_MESSAGE_HAS("35");
+  /* A NUL inside the input used to end the message there, before the position and rule. */
+  CHECK_STATUS(idforge_uuid_parse("017f22e2\0-79b0", 14, &u), IDFORGE_E_PARSE_ERROR);
+  CHECK_MESSAGE_HAS("017f22e2\\x00-79b0");
+  CHECK_MESSAGE_HAS("position");
   CHECK_STATUS(idforge_uuid_parse("", 0, &u), IDFORGE_E_PARSE_ERROR);
   CHECK_STATUS(idforge_uuid_parse(NULL, 4, &u), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_STATUS(idforge_uuid_parse(canonical, 36, NULL), IDFORGE_E_INVALID_ARGUMENT);

@@ -48,5 +48,15 @@ TEST(CliIdsAsWritten, AnUnknownOptionOrNoIdIsAUsageError) {
   expect_one_line_error(run_idforge({"convert", "--to", "ulid"}), 2, "an ID is required");
 }
 
+// "-5" used to be taken for an option and answered with a usage error; it is an ID argument
+// that does not decode, and the error says why.
+TEST(CliIdsAsWritten, ANegativeNumberIsDecodedAndRefusedAsAnId) {
+  const auto r = run_idforge({"inspect", "-5"});
+  expect_one_line_error(r, 1, "'-5'");
+  EXPECT_EQ(r.err.find("not expected"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  expect_one_line_error(run_idforge({"inspect", "-x"}), 2, "-x");
+}
+
 }  // namespace
 }  // namespace idforge
