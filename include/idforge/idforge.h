@@ -59,7 +59,9 @@ typedef enum idforge_status {
   IDFORGE_E_FORKED = 7,                /**< Snowflake used in a forked child before rebind */
   IDFORGE_E_FENCED = 8,                /**< lease renewals failing: issuing paused */
   IDFORGE_E_PARSE_ERROR = 9,           /**< text is not a valid ID, number or spec */
-  IDFORGE_E_COUNTER_EXHAUSTED = 10,    /**< a counter ran out inside one tick (ULID) */
+  IDFORGE_E_COUNTER_EXHAUSTED = 10,    /**< a counter ran out inside one tick (ULID), or a
+                                         Snowflake's tick is used up and the next begins
+                                         more than a second away (a layout with long ticks) */
   IDFORGE_E_LEASE_ERROR = 11,          /**< a node-ID lease could not be acquired or kept */
   IDFORGE_E_STORE_UNREACHABLE = 12,    /**< the lease store did not answer */
   IDFORGE_E_INVALID_ARGUMENT = 13,     /**< any other argument that breaks a stated rule */
@@ -161,7 +163,8 @@ typedef struct idforge_snowflake idforge_snowflake;
 IDFORGE_API idforge_status idforge_snowflake_new(const char* layout, int64_t node,
                                                  const char* lease_store, idforge_snowflake** out);
 /** The next ID: strictly greater than every ID this handle returned before, on any thread.
- *  May wait (bounded) for the next tick or a clock step back. */
+ *  May wait (bounded) for the next tick or a clock step back: for the next tick at most one
+ *  second, else IDFORGE_E_COUNTER_EXHAUSTED naming the wait (call again after it). */
 IDFORGE_API idforge_status idforge_snowflake_next(idforge_snowflake* gen, uint64_t* out);
 /** Fills out[0..n) with consecutive IDs. *written (may be NULL) says how many are valid,
  *  also when the call fails part-way. */

@@ -52,6 +52,11 @@ struct SnowflakePolicy {
   /// Opt-in: issue up to this many ms (rounded up to whole ticks) ahead of the clock instead
   /// of waiting. 0 = never. 0..86'400'000.
   std::int64_t max_borrow_ms = 0;
+  /// Sequence of a tick used up: wait for the next tick when it begins within this many ms;
+  /// beyond, Error(errc::counter_exhausted) naming the wait, and nothing issued. The default
+  /// (a day, the longest tick) always waits; a caller that must stay responsive (an
+  /// interpreter waiting for Ctrl-C, a request with a deadline) sets less. 0..86'400'000.
+  std::int64_t max_sequence_wait_ms = 86'400'000;
   /// High-water mark of an earlier holder of this node ID (Unix ms): its whole tick counts
   /// as used, so the first ID is in the tick after it. If the clock is behind it at start,
   /// the backward-clock rule above applies.
@@ -116,7 +121,8 @@ class BasicSnowflakeGenerator {
 
   /// The next ID. Lock-free and allocation-free; thread-safe in SnowflakeGenerator only.
   /// May wait (bounded) as described above; throws ClockBackwardsError, or Error with
-  /// errc::forked / fenced / clock_before_epoch / time_exhausted, and then issues nothing.
+  /// errc::forked / fenced / clock_before_epoch / time_exhausted / counter_exhausted (the
+  /// next tick is further than policy.max_sequence_wait_ms), and then issues nothing.
   Snowflake next();
 
   /// Fills out with consecutive IDs, reading the clock once per tick rather than per ID.

@@ -25,12 +25,23 @@ struct idforge_snowflake {
 namespace idforge::c {
 namespace {
 
+// A call from C, Python or Node waits for the next tick only within a second: a layout with
+// a longer tick (up to a day) answers IDFORGE_E_COUNTER_EXHAUSTED with the wait instead of
+// blocking its thread, and an interpreter's Ctrl-C, for that long.
+constexpr std::int64_t kMaxSequenceWaitMs = 1000;
+
+SnowflakePolicy policy() {
+  SnowflakePolicy p;
+  p.max_sequence_wait_ms = kMaxSequenceWaitMs;
+  return p;
+}
+
 std::unique_ptr<coord::LeasedSnowflakeGenerator> lease(const std::string& url, const Layout& layout,
                                                        std::int64_t node) {
   coord::LeasedOptions options;
   if (node >= 0) options.keeper.node = static_cast<std::uint64_t>(node);
   return std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,
-                                                           SnowflakePolicy{}, options);
+                                                           policy(), options);
 }
 
 }  // namespace
@@ -59,7 +70,8 @@ idforge_status idforge_snowflake_new(const char* layout, int64_t node, const cha
       h->leased = c::lease(h->store_url, l, node);
     } else {
       h->fixed =
-          std::make_unique<SnowflakeGenerator>(l, l.check_node(static_cast<std::uint64_t>(node)));
+          std::make_unique<SnowflakeGenerator>(l, l.check_node(static_cast<std::uint64_t>(node)),
+                                             c::policy());
     }
     *out = h.release();
     return IDFORGE_OK;

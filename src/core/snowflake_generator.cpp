@@ -35,7 +35,15 @@ struct SnowflakeCalls {
   static constexpr int kMaxRereads = 64;
 
   // Why a call issued nothing.
-  enum class Why : std::uint8_t { none, forked, before_epoch, fenced, backwards, exhausted };
+  enum class Why : std::uint8_t {
+    none,
+    forked,
+    before_epoch,
+    fenced,
+    backwards,
+    exhausted,
+    sequence_wait  // the tick's sequence is used up and the next tick is beyond the policy
+  };
 
   // What claim() got: stamps [first, first + count), or a refusal (count 0, why set).
   struct Claim {
@@ -45,6 +53,7 @@ struct SnowflakeCalls {
     bool at_room_end = false;  // count stopped at the last stamp this clock reading allows
     std::int64_t now_ms = 0;   // the clock reading it used
     std::int64_t behind = 0;   // backwards: ticks the clock was behind
+    std::int64_t wait_ms = 0;  // sequence_wait: ms until the next tick begins
   };
 
   // ---- the call path -------------------------------------------------------------------
@@ -109,9 +118,15 @@ struct SnowflakeCalls {
           // A wait ends in a tick whose first stamp is last + 1: no use waiting for a
           // stamp the fence already forbids.
           if (last + 1 > fence) return refused(Why::fenced, now_ms);
-          (step.behind > lim.borrow_ticks ? g.backward_waits_ : g.exhausted_waits_)
+          const std::int64_t until_ns = ns_of_tick(g, step.until_tick);
+          const bool exhausted = step.behind <= lim.borrow_ticks;
+          if (exhausted) {
+            Claim c = refused_if_too_far(g, until_ns, now_ms);
+            if (c.why != Why::none) return c;
+          }
+          (exhausted ? g.exhausted_waits_ : g.backward_waits_)
               .fetch_add(1, std::memory_order_relaxed);
-          g.clock_.wait_until_ns(ns_of_tick(g, step.until_tick));
+          g.clock_.wait_until_ns(until_ns);
           break;  // read the clock again
         }
         Claim c = refused(step.kind == Kind::refuse_backwards ? Why::backwards
@@ -141,9 +156,12 @@ struct SnowflakeCalls {
       done += c.count;
       const std::uint64_t end = c.first + c.count - 1;
       if (done < out.size() && c.at_room_end && end != g.max_stamp_) {
-        g.exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
         const auto next_tick = static_cast<std::int64_t>(end >> g.limits_.sequence_bits) + 1;
-        g.clock_.wait_until_ns(ns_of_tick(g, next_tick - g.limits_.borrow_ticks));
+        const std::int64_t until_ns = ns_of_tick(g, next_tick - g.limits_.borrow_ticks);
+        refusal = refused_if_too_far(g, until_ns, c.now_ms);
+        if (refusal.why != Why::none) return done;
+        g.exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
+        g.clock_.wait_until_ns(until_ns);
       }
     }
     return done;
@@ -152,7 +170,20 @@ struct SnowflakeCalls {
   // ---- small pieces ---------------------------------------------------------------------
 
   static Claim refused(Why why, std::int64_t now_ms) noexcept {
-    return {0, 0, why, false, now_ms, 0};
+    return {0, 0, why, false, now_ms, 0, 0};
+  }
+
+  // A wait for the next tick because this one's sequence is used up, refused when that tick
+  // begins further away than the policy allows (a day-long tick would otherwise block the
+  // caller, uninterruptibly, for up to a day). Why::none: go ahead and wait.
+  static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms) noexcept {
+    const std::int64_t now_ns =
+        now_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000 ? until_ns : now_ms * 1'000'000;
+    const std::int64_t wait_ms = until_ns > now_ns ? (until_ns - now_ns + 999'999) / 1'000'000 : 0;
+    if (wait_ms <= g.policy_.max_sequence_wait_ms) return refused(Why::none, now_ms);
+    Claim c = refused(Why::sequence_wait, now_ms);
+    c.wait_ms = wait_ms;
+    return c;
   }
 
   static bool forked(const G& g) noexcept {
@@ -241,6 +272,8 @@ struct SnowflakeCalls {
         return make_error_code(errc::clock_moved_backwards);
       case Why::exhausted:
         return make_error_code(errc::time_exhausted);
+      case Why::sequence_wait:
+        return make_error_code(errc::counter_exhausted);
       case Why::none:
         break;
     }
@@ -279,6 +312,15 @@ struct SnowflakeCalls {
                 std::to_string(g.policy_.max_backward_wait_ms) + " ms, so nothing was issued",
             behind_ms);
       }
+      case Why::sequence_wait:
+        throw Error(errc::counter_exhausted,
+                    "layout '" + g.layout_.name() + "': the " +
+                        std::to_string(g.sequence_mask_ + 1) + " IDs of this " +
+                        std::to_string(g.tick_ms_) + " ms tick are used up and the next tick "
+                        "begins in " + std::to_string(c.wait_ms) +
+                        " ms, more than the policy waits (max_sequence_wait_ms = " +
+                        std::to_string(g.policy_.max_sequence_wait_ms) +
+                        "), so nothing was issued; call again after that");
       case Why::exhausted:
       case Why::none:
         break;
@@ -304,11 +346,14 @@ BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, s
     : clock_(clock), layout_(layout), policy_(policy) {
   using C = detail::SnowflakeCalls<Shared>;
   if (policy.max_backward_wait_ms < 0 || policy.max_backward_wait_ms > kMaxPolicyMs ||
-      policy.max_borrow_ms < 0 || policy.max_borrow_ms > kMaxPolicyMs)
+      policy.max_borrow_ms < 0 || policy.max_borrow_ms > kMaxPolicyMs ||
+      policy.max_sequence_wait_ms < 0 || policy.max_sequence_wait_ms > kMaxPolicyMs)
     throw Error(errc::invalid_argument,
                 "policy: max_backward_wait_ms (" + std::to_string(policy.max_backward_wait_ms) +
-                    ") and max_borrow_ms (" + std::to_string(policy.max_borrow_ms) +
-                    ") must be in 0.." + std::to_string(kMaxPolicyMs) + " (a day)");
+                    "), max_borrow_ms (" + std::to_string(policy.max_borrow_ms) +
+                    ") and max_sequence_wait_ms (" +
+                    std::to_string(policy.max_sequence_wait_ms) + ") must be in 0.." +
+                    std::to_string(kMaxPolicyMs) + " (a day)");
   const std::int64_t now_ms = clock_.now_ms();
   Layout::make(layout.fields(), now_ms);  // rejects an epoch after this clock's now
   layout.check_node(node);

@@ -10,6 +10,7 @@
 
 #include "idforge/snowflake.hpp"
 #include "run_command.hpp"
+#include "services.hpp"
 
 namespace idforge {
 namespace {
@@ -18,16 +19,16 @@ using test::run_idforge;
 
 const char* kFaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
-bool coord_built() { return run_idforge({"lease", "--help"}).exit_code == 0; }
+bool coord_built() {
+  return run_idforge({"lease", "--help"}).exit_code == 0;
+}
 
 class RestartClockBack : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!coord_built()) GTEST_SKIP() << "idforge built without leases (IDFORGE_BUILD_COORD=OFF)";
-    if (!std::filesystem::exists(kFaketime)) {
-      if (std::getenv("IDFORGE_REQUIRE_SERVICES") != nullptr) FAIL() << "libfaketime missing: " << kFaketime;
-      GTEST_SKIP() << "libfaketime missing";
-    }
+    if (!std::filesystem::exists(kFaketime))
+      IDFORGE_SKIP_OR_FAIL(std::string("libfaketime missing: ") + kFaketime);
     char tmpl[] = "/tmp/idforge-restart-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
@@ -50,20 +51,24 @@ std::uint64_t max_id(const test::CommandResult& r) {
 }
 
 TEST_F(RestartClockBack, TenSecondsBackRefusesAndIssuesNothing) {
-  const auto first = run_idforge({"gen", "snowflake", "-n", "20000", "--node", "auto", "--lease-store", store_});
+  const auto first =
+      run_idforge({"gen", "snowflake", "-n", "20000", "--node", "auto", "--lease-store", store_});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const auto second = run_idforge({"gen", "snowflake", "-n", "10", "--node", "auto", "--lease-store", store_},
-                                  faketime("-10s"));
+  const auto second =
+      run_idforge({"gen", "snowflake", "-n", "10", "--node", "auto", "--lease-store", store_},
+                  faketime("-10s"));
   EXPECT_NE(second.exit_code, 0) << "issued with the clock 10 s behind the stored mark";
   EXPECT_TRUE(second.out.empty()) << second.out;
   EXPECT_NE(second.err.find("behind"), std::string::npos) << second.err;
 }
 
 TEST_F(RestartClockBack, SmallStepBackWaitsAndIssuesAboveTheMark) {
-  const auto first = run_idforge({"gen", "snowflake", "-n", "20000", "--node", "auto", "--lease-store", store_});
+  const auto first =
+      run_idforge({"gen", "snowflake", "-n", "20000", "--node", "auto", "--lease-store", store_});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  const auto second = run_idforge({"gen", "snowflake", "-n", "1000", "--node", "auto", "--lease-store", store_},
-                                  faketime("-0.5s"));
+  const auto second =
+      run_idforge({"gen", "snowflake", "-n", "1000", "--node", "auto", "--lease-store", store_},
+                  faketime("-0.5s"));
   ASSERT_EQ(second.exit_code, 0) << second.err;
   std::uint64_t lowest = ~0ull;
   for (const auto& l : second.lines()) lowest = std::min<std::uint64_t>(lowest, std::stoull(l));

@@ -1,19 +1,16 @@
-// Runs the idforge binary with arguments and captures stdout, stderr and the exit code.
+// Runs the idforge binary with arguments and captures stdout, stderr and the exit code
+// (through test::run, tests/support/process.hpp).
 #pragma once
 
 #include <chrono>
 #include <string>
 #include <vector>
 
+#include "process.hpp"
+
 namespace idforge::test {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-  /// stdout split into lines (without the newlines).
-  std::vector<std::string> lines() const;
-};
+using CommandResult = RunResult;
 
 /// Where the child's standard output goes.
 enum class StdoutTo {

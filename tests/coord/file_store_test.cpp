@@ -25,58 +25,12 @@ void write_mark(const std::string& path, std::int64_t mark) {
   std::ofstream(path) << mark << "\n";
 }
 
-TEST(FileStore, TwoAcquiresGetDistinctNodesEvenInOneProcess) {
-  test::ScratchDir dir;
-  auto a = open_lease_store("file:" + dir.path());
-  auto b = open_lease_store("file:" + dir.path());
-  Lease la = a->acquire(kTwitter);
-  Lease lb = b->acquire(kTwitter);
-  EXPECT_EQ(la.node, 0u);
-  EXPECT_EQ(lb.node, 1u);
-  EXPECT_EQ(la.deadline_unix_ms, kNoDeadline);  // the kernel holds it until the process ends
-  EXPECT_EQ(a->list(kTwitter).size(), 2u);
-  a->release(la, 0);
-  EXPECT_EQ(b->acquire(kTwitter).node, 0u);  // freed by release
-}
-
-TEST(FileStore, FullRangeIsATypedErrorNamingTheDirectory) {
-  test::ScratchDir dir;
-  const std::string url = "file:" + dir.path() + "?nodes=2";
-  auto a = open_lease_store(url), b = open_lease_store(url), c = open_lease_store(url);
-  a->acquire(kTwitter);
-  b->acquire(kTwitter);
-  try {
-    c->acquire(kTwitter);
-    FAIL();
-  } catch (const LeaseError& e) {
-    EXPECT_EQ(e.reason(), LeaseFailure::space_full);
-    EXPECT_EQ(e.code(), errc::lease_error);
-    EXPECT_EQ(e.store(), url);
-    EXPECT_NE(std::string(e.what()).find("all 2 node IDs 0..1 under " + dir.path()),
-              std::string::npos)
-        << e.what();
-  }
-}
-
 TEST(FileStore, DatacenterRestrictsTheRange) {
   test::ScratchDir dir;
   const Lease l = open_lease_store("file:" + dir.path() + "?dc=3")->acquire(kTwitter);
   EXPECT_EQ(l.datacenter, 3u);
   EXPECT_EQ(l.worker, 0u);
   EXPECT_THROW(open_lease_store("file:" + dir.path() + "?dc=32")->acquire(kTwitter), LeaseError);
-}
-
-TEST(FileStore, ListShowsHolderAndMark) {
-  test::ScratchDir dir;
-  auto s = open_lease_store("file:" + dir.path());
-  Lease l = s->acquire(kTwitter);
-  s->renew(l, kT);
-  const auto rows = s->list(kTwitter);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].holder, l.holder);
-  EXPECT_EQ(rows[0].pid, getpid());
-  EXPECT_EQ(rows[0].high_water_unix_ms, kT);
-  EXPECT_EQ(rows[0].since_unix_ms, l.since_unix_ms);
 }
 
 TEST(FileStore, CorruptMarkIsRejectedNamingTheFile) {

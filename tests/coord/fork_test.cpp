@@ -100,13 +100,13 @@ TEST(ForkedChild, RawForkSystemCallChildLeavesTheParentsFileLeaseAlone) {
 }
 
 TEST(ForkedChild, ExitLeavesTheParentsRedisLeaseAlone) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
   child_exit_leaves_the_lease_alone(
       test::with_params(base, "prefix=" + test::unique_name() + ":&nodes=1&ttl=60000"));
 }
 
 TEST(ForkedChild, ExitLeavesTheParentsEtcdLeaseAlone) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
   child_exit_leaves_the_lease_alone(
       test::with_params(base, "prefix=/" + test::unique_name() + "/&nodes=1&ttl=60000"));
 }

@@ -31,7 +31,8 @@ struct Start {
 
 std::unique_ptr<test::Child> holder(const std::string& url, long issue_ms, const std::string& out,
                                     bool wait_stdin = false) {
-  std::vector<std::string> args{IDFORGE_LEASE_HOLDER, url, "twitter", std::to_string(issue_ms), out};
+  std::vector<std::string> args{IDFORGE_LEASE_HOLDER, url, "twitter", std::to_string(issue_ms),
+                                out};
   if (wait_stdin) args.push_back("wait-stdin");
   return std::make_unique<test::Child>(args);
 }
@@ -39,20 +40,25 @@ std::unique_ptr<test::Child> holder(const std::string& url, long issue_ms, const
 // The holder's first line, "node N mark M since S wait W".
 Start started(test::Child& c) {
   const auto line = c.read_line(15s);
-  if (!line || line->rfind("node ", 0) != 0) throw std::runtime_error("holder did not start: " + line.value_or("(nothing)"));
+  if (!line || line->rfind("node ", 0) != 0)
+    throw std::runtime_error("holder did not start: " + line.value_or("(nothing)"));
   Start s;
   long long node, mark, since, wait;
-  std::sscanf(line->c_str(), "node %lld mark %lld since %lld wait %lld", &node, &mark, &since, &wait);
+  std::sscanf(line->c_str(), "node %lld mark %lld since %lld wait %lld", &node, &mark, &since,
+              &wait);
   s.node = static_cast<std::uint64_t>(node);
   s.mark = mark, s.since = since, s.wait = wait;
   return s;
 }
 
-std::int64_t time_of(std::uint64_t id) { return decompose(kTwitter, Snowflake(id)).unix_ms; }
+std::int64_t time_of(std::uint64_t id) {
+  return decompose(kTwitter, Snowflake(id)).unix_ms;
+}
 
 // Waits (bounded) until path holds at least n IDs.
 bool wait_for_ids(const std::string& path, std::size_t n, std::chrono::milliseconds bound = 10s) {
-  for (auto end = std::chrono::steady_clock::now() + bound; std::chrono::steady_clock::now() < end;) {
+  for (auto end = std::chrono::steady_clock::now() + bound;
+       std::chrono::steady_clock::now() < end;) {
     if (test::read_ids(path).size() >= n) return true;
     std::this_thread::sleep_for(20ms);
   }
@@ -63,7 +69,8 @@ TEST(Holders, SixteenProcessesOnOneHostGetDistinctNodeIds) {
   test::ScratchDir dir;
   const std::string url = "file:" + dir.path() + "/leases";
   std::vector<std::unique_ptr<test::Child>> kids;
-  for (int i = 0; i < 16; ++i) kids.push_back(holder(url, 0, dir.path() + "/ids", /*wait_stdin=*/true));
+  for (int i = 0; i < 16; ++i)
+    kids.push_back(holder(url, 0, dir.path() + "/ids", /*wait_stdin=*/true));
   std::set<std::uint64_t> nodes;
   for (auto& k : kids) nodes.insert(started(*k).node);  // all 16 hold at once from here
   EXPECT_EQ(nodes.size(), 16u);
@@ -105,9 +112,10 @@ TEST(Holders, KillNineFreesTheNodeAndTheNextHolderIssuesAboveTheOldMark) {
 }
 
 TEST(Holders, FrozenHolderStopsIssuingBeforeAnotherTakesItsNodeId) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
   test::ScratchDir dir;
-  const std::string url = test::with_params(base, "prefix=" + test::unique_name() + ":&nodes=1&ttl=1000&timeout=300");
+  const std::string url =
+      test::with_params(base, "prefix=" + test::unique_name() + ":&nodes=1&ttl=1000&timeout=300");
   const std::string a_ids = dir.path() + "/a", b_ids = dir.path() + "/b";
   auto a = holder(url, 60'000, a_ids);
   const Start sa = started(*a);
@@ -144,36 +152,33 @@ TEST(Holders, FrozenHolderStopsIssuingBeforeAnotherTakesItsNodeId) {
 // later: room for an election (about 1-2 s) plus a failed request to each member (1 s each).
 
 std::string shell_output(const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
+  return test::run({"/bin/sh", "-c", command}, {}, std::chrono::seconds(30)).out;
 }
 
 // The member that is leader, as its client port, or 0 if none answered.
 int etcd_leader_port(const std::vector<int>& ports) {
   const std::regex member(R"re("member_id":"(\d+)")re"), leader(R"re("leader":"(\d+)")re");
   for (int port : ports) {
-    const std::string s = shell_output("curl -s -m 2 -X POST -d '{}' http://127.0.0.1:" + std::to_string(port) +
-                                       "/v3/maintenance/status");
+    const std::string s =
+        shell_output("curl -s -m 2 -X POST -d '{}' http://127.0.0.1:" + std::to_string(port) +
+                     "/v3/maintenance/status");
     std::smatch m, l;
-    if (std::regex_search(s, m, member) && std::regex_search(s, l, leader) && m[1] == l[1]) return port;
+    if (std::regex_search(s, m, member) && std::regex_search(s, l, leader) && m[1] == l[1])
+      return port;
   }
   return 0;
 }
 
 TEST(Holders, KillingTheEtcdLeaderDoesNotInterruptAHolder) {
-  IDFORGE_SERVICE_URL(url_base, "IDFORGE_ETCD_CLUSTER_URL");
-  IDFORGE_SERVICE_URL(cluster_dir, "IDFORGE_ETCD_CLUSTER_DIR");
-  IDFORGE_SERVICE_URL(members, "IDFORGE_ETCD_CLUSTER_MEMBERS");
+  IDFORGE_NEED_SERVICE(url_base, "IDFORGE_ETCD_CLUSTER_URL");
+  IDFORGE_NEED_SERVICE(cluster_dir, "IDFORGE_ETCD_CLUSTER_DIR");
+  IDFORGE_NEED_SERVICE(members, "IDFORGE_ETCD_CLUSTER_MEMBERS");
   // "a:22379,b:22479,c:22579": each member's name and client port (scripts/services/etcd.sh).
   std::vector<int> ports;
   std::map<int, std::string> names;
   const std::regex item(R"re((\w+):(\d+))re");
-  for (auto it = std::sregex_iterator(members.begin(), members.end(), item); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(members.begin(), members.end(), item);
+       it != std::sregex_iterator(); ++it) {
     ports.push_back(std::stoi((*it)[2]));
     names[ports.back()] = (*it)[1];
   }
@@ -182,8 +187,9 @@ TEST(Holders, KillingTheEtcdLeaderDoesNotInterruptAHolder) {
   ASSERT_NE(leader, 0) << "no etcd cluster member reports itself as leader";
   test::ScratchDir dir;
   const std::string ids_path = dir.path() + "/h";
-  auto h = holder(test::with_params(url_base, "prefix=/" + test::unique_name() + "/&ttl=10000&timeout=1000"),
-                  9000, ids_path);
+  auto h = holder(
+      test::with_params(url_base, "prefix=/" + test::unique_name() + "/&ttl=10000&timeout=1000"),
+      9000, ids_path);
   started(*h);
   ASSERT_TRUE(wait_for_ids(ids_path, 200));
   const std::string name = names.at(leader);
@@ -198,15 +204,17 @@ TEST(Holders, KillingTheEtcdLeaderDoesNotInterruptAHolder) {
   // find the whole cluster.
   test::run_shell("bash " + cluster_dir + "/" + name + ".start");
   bool back = false;
-  for (auto end = std::chrono::steady_clock::now() + 20s; !back && std::chrono::steady_clock::now() < end;) {
-    back = shell_output("curl -s -m 1 http://127.0.0.1:" + std::to_string(leader) + "/health").find("\"true\"") !=
-           std::string::npos;
+  for (auto end = std::chrono::steady_clock::now() + 20s;
+       !back && std::chrono::steady_clock::now() < end;) {
+    back = shell_output("curl -s -m 1 http://127.0.0.1:" + std::to_string(leader) + "/health")
+               .find("\"true\"") != std::string::npos;
     if (!back) std::this_thread::sleep_for(100ms);
   }
   EXPECT_TRUE(back) << "member " << name << " did not rejoin";
   ASSERT_EQ(code, 0) << rest;
   unsigned long long issued = 0, renewals = 0, failures = 0;
-  ASSERT_EQ(std::sscanf(rest.c_str(), "done %llu %llu %llu", &issued, &renewals, &failures), 3) << rest;
+  ASSERT_EQ(std::sscanf(rest.c_str(), "done %llu %llu %llu", &issued, &renewals, &failures), 3)
+      << rest;
   EXPECT_GE(renewals, 3u);  // start-up + every 3.3 s for 9 s: it kept renewing after the kill
   const auto ids = test::read_ids(ids_path);
   ASSERT_EQ(ids.size(), issued);

@@ -331,13 +331,9 @@ std::vector<std::string> clock_back_a_minute() {
 
 // The body curl fetched from url (plain text), or "" on failure.
 std::string http_get_text(const std::string& url) {
-  std::string out;
-  if (FILE* p = popen(("curl -s -m 5 -H 'Accept: text/plain' '" + url + "'").c_str(), "r")) {
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
+  return run({find_program("curl"), "-s", "-m", "5", "-H", "Accept: text/plain", url}, {},
+             std::chrono::seconds(30))
+      .out;
 }
 
 std::int64_t read_mark(const std::string& path) {
@@ -380,10 +376,8 @@ TEST(LeaseCli, GenWithAStaticNodeKeepsItsMarkAndRefusesARestartWithTheClockBehin
 TEST(LeaseCli, ServeWithAStaticNodeRestartedWithTheClockBehindRefusesToIssue) {
   NEED_CLI();
   if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
-  if (!std::filesystem::exists(kFaketime)) {
-    if (std::getenv("IDFORGE_REQUIRE_SERVICES") != nullptr) FAIL() << "libfaketime missing";
-    GTEST_SKIP() << "libfaketime missing: " << kFaketime;
-  }
+  if (!std::filesystem::exists(kFaketime))
+    IDFORGE_SKIP_OR_FAIL(std::string("libfaketime missing: ") + kFaketime);
   ScratchDir dir;
   const std::vector<std::string> serve = {"serve",        "--port",        "0",
                                           "--access-log", "off",           "--data",

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "expect_errc.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/error.hpp"
 
@@ -69,25 +70,13 @@ TEST(LeaseUrl, RejectsMalformedUrlsWithPosition) {
 
 TEST(LeaseUrl, IntParamNamesKeyValueAndRange) {
   const LeaseUrl u = parse_lease_url("file:/x?ttl=fast");
-  try {
-    u.int_param("ttl", 0, 100, 1000);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("ttl=fast must be an integer in 100..1000"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_ERRC(u.int_param("ttl", 0, 100, 1000), errc::invalid_argument,
+              "ttl=fast must be an integer in 100..1000");
 }
 
 TEST(LeaseUrl, UnknownParameterIsRejectedByTheStore) {
-  try {
-    open_lease_store("file:/tmp/x?tll=5");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find("unknown parameter 'tll'"), std::string::npos) << e.what();
-  }
+  EXPECT_ERRC(open_lease_store("file:/tmp/x?tll=5"), errc::invalid_argument,
+              "unknown parameter 'tll'");
 }
 
 TEST(OrdinalHostname, TakesTheNumberAfterTheLastDash) {
@@ -116,13 +105,9 @@ TEST(OrdinalHostname, RejectsFormsThatWouldAliasAnotherPod) {
 }
 
 TEST(OrdinalStore, OrdinalPlusOffsetThatWouldWrapIsRefused) {
-  try {
-    open_lease_store("ordinal:app-18446744073709551615?offset=1")->acquire(presets::twitter());
-    FAIL() << "wrapped to a worker number";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
-    EXPECT_NE(std::string(e.what()).find("does not fit in 64 bits"), std::string::npos) << e.what();
-  }
+  EXPECT_ERRC(
+      open_lease_store("ordinal:app-18446744073709551615?offset=1")->acquire(presets::twitter()),
+      errc::invalid_argument, "does not fit in 64 bits");
   // The same worker as app-0 only for app-0.
   EXPECT_EQ(open_lease_store("ordinal:app-0")->acquire(presets::twitter()).node, 0u);
   EXPECT_THROW(open_lease_store("ordinal:app--1"), ParseError);

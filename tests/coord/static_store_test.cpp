@@ -46,23 +46,9 @@ TEST(OrdinalStore, OrdinalBeyondTheWorkerBitsIsRejected) {
   // Twitter has 5 worker bits: pod 32 has no worker number in a datacenter.
   EXPECT_THROW(open_lease_store("ordinal:order-api-32?dc=0")->acquire(kTwitter), LeaseError);
   // A layout without datacenter bits cannot take dc=.
-  EXPECT_THROW(open_lease_store("ordinal:order-api-3?dc=1")->acquire(presets::sonyflake()), LeaseError);
+  EXPECT_THROW(open_lease_store("ordinal:order-api-3?dc=1")->acquire(presets::sonyflake()),
+               LeaseError);
   EXPECT_THROW(open_lease_store("ordinal:order-api"), ParseError);
-}
-
-TEST(StaticStore, StateDirKeepsTheMarkAcrossRestarts) {
-  test::ScratchDir dir;
-  const std::string url = "static:5?state=" + dir.path();
-  {
-    auto store = open_lease_store(url);
-    Lease l = store->acquire(kTwitter);
-    store->renew(l, 1'700'000'000'500);
-    store->renew(l, 1'700'000'000'400);  // renewals never lower it
-    store->release(l, 1'700'000'000'450);  // release stores the exact last issued time
-  }
-  auto store = open_lease_store(url);
-  EXPECT_EQ(store->acquire(kTwitter).high_water_unix_ms, 1'700'000'000'450);
-  EXPECT_EQ(store->list(kTwitter).at(0).high_water_unix_ms, 1'700'000'000'450);
 }
 
 }  // namespace

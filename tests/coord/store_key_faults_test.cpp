@@ -121,32 +121,32 @@ void fixed_node_twice_is_refused(const std::string& url) {
 }
 
 TEST(StoreKeyFaults, RedisKeyDeletedByHandIsLostAndANewcomerStartsAbove) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
   deleted_key_is_lost_and_a_newcomer_starts_above(redis_edits(base));
 }
 
 TEST(StoreKeyFaults, RedisKeyOverwrittenByHandIsLost) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
   overwritten_key_is_lost(redis_edits(base));
 }
 
 TEST(StoreKeyFaults, EtcdKeyDeletedByHandIsLostAndANewcomerStartsAbove) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
   deleted_key_is_lost_and_a_newcomer_starts_above(etcd_edits(base));
 }
 
 TEST(StoreKeyFaults, EtcdKeyOverwrittenByHandIsLost) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
   overwritten_key_is_lost(etcd_edits(base));
 }
 
 TEST(StoreKeyFaults, RedisFixedNodeTwiceIsRefused) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_REDIS_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
   fixed_node_twice_is_refused(test::with_params(base, "prefix=" + test::unique_name() + ":"));
 }
 
 TEST(StoreKeyFaults, EtcdFixedNodeTwiceIsRefused) {
-  IDFORGE_SERVICE_URL(base, "IDFORGE_ETCD_URL");
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
   fixed_node_twice_is_refused(test::with_params(base, "prefix=/" + test::unique_name() + "/"));
 }
 

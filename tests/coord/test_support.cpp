@@ -5,11 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <hiredis/hiredis.h>
 #include <thread>
 
 namespace idforge::test {
@@ -56,19 +56,6 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-std::string find_program(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
-  for (std::size_t start = 0; start <= p.size();) {
-    auto end = p.find(':', start);
-    if (end == std::string::npos) end = p.size();
-    const std::string candidate = p.substr(start, end - start) + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
 PrivateRedis::PrivateRedis() : port_(free_port()) {
   url_ = "redis://127.0.0.1:" + std::to_string(port_);
 }
@@ -84,8 +71,8 @@ bool PrivateRedis::start() {
   const std::string server = find_program("redis-server");
   if (server.empty()) return false;
   child_ = std::make_unique<Child>(std::vector<std::string>{
-      server, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-      "--dir", dir_.path(), "--logfile", dir_.path() + "/redis.log"});
+      server, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+      "no", "--dir", dir_.path(), "--logfile", dir_.path() + "/redis.log"});
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < end) {
     timeval tv{0, 200'000};
@@ -103,7 +90,9 @@ bool PrivateRedis::start() {
   return false;
 }
 
-pid_t PrivateRedis::pid() const noexcept { return child_ ? child_->pid() : -1; }
+pid_t PrivateRedis::pid() const noexcept {
+  return child_ ? child_->pid() : -1;
+}
 
 void PrivateRedis::signal(int sig) {
   if (child_) child_->signal(sig);

@@ -12,25 +12,23 @@
 #include <vector>
 
 #include "process.hpp"
+#include "services.hpp"
 
 namespace idforge::test {
 
-/// True when scripts/test.sh runs us: a missing server is then a failure, not a skip.
-inline bool services_required() {
-  const char* v = std::getenv("IDFORGE_REQUIRE_SERVICES");
-  return v && std::string(v) == "1";
-}
+/// A child of the lease tests: stdin a pipe (holders release when it closes), stdout a
+/// pipe read line by line, stderr inherited.
+class Child : public Process {
+ public:
+  explicit Child(const std::vector<std::string>& argv) : Process(argv, options()) {}
 
-/// Sets url from environment variable var, or fails / skips the test (see above).
-#define IDFORGE_SERVICE_URL(url, var)                                                          \
-  std::string url;                                                                             \
-  if (const char* value_ = std::getenv(var)) {                                                 \
-    url = value_;                                                                              \
-  } else if (::idforge::test::services_required()) {                                           \
-    FAIL() << var << " is not set: start the servers with scripts/services.sh start";           \
-  } else {                                                                                     \
-    GTEST_SKIP() << var << " is not set (scripts/services.sh start provides it)";              \
+ private:
+  static SpawnOptions options() {
+    SpawnOptions o;
+    o.stdin_pipe = true;
+    return o;
   }
+};
 
 /// A fresh directory under /tmp, removed with its content at destruction.
 class ScratchDir {
@@ -75,8 +73,5 @@ class PrivateRedis {
   std::string url_;
   std::unique_ptr<Child> child_;
 };
-
-/// Path of a program on PATH, or "" if absent.
-std::string find_program(const std::string& name);
 
 }  // namespace idforge::test

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "expect_errc.hpp"
 #include "idforge/error.hpp"
 
 namespace idforge {
@@ -50,7 +51,9 @@ class ScriptedClock final : public Clock {
   std::size_t next_ = 0;
 };
 
-SnowflakeParts parts(Snowflake id) { return decompose(kTwitter, id); }
+SnowflakeParts parts(Snowflake id) {
+  return decompose(kTwitter, id);
+}
 
 // --- the pure transition -------------------------------------------------------------
 
@@ -95,7 +98,8 @@ TEST(SnowflakeAdvance, BorrowingIssuesAheadInsteadOfWaiting) {
 TEST(SnowflakeAdvance, LastTickOfTheTimeFieldIsTheEnd) {
   SnowflakeGenerator::Limits lim = kLim;
   lim.max_tick = 100;
-  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind, Step::Kind::time_exhausted);
+  EXPECT_EQ(SnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind,
+            Step::Kind::time_exhausted);
   EXPECT_EQ(SnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
 }
 
@@ -271,6 +275,51 @@ TYPED_TEST(SnowflakeGeneratorBoth, BatchStopsAtARefusalAndReportsWhatItWrote) {
   EXPECT_THROW(gen.next_batch(ids), ClockBackwardsError);
 }
 
+// A layout with a day-long tick and a 1-bit sequence: its third ID in a tick used to block
+// the caller until the next day, with no way to interrupt it.
+TYPED_TEST(SnowflakeGeneratorBoth, ANextTickBeyondTheSequenceWaitBoundIsRefusedNotAwaited) {
+  const Layout day =
+      parse_layout("time=58,node=4,seq=1,tick=86400000ms,epoch=2020-01-01", kStartMs);
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(day, 2, clock, {.max_sequence_wait_ms = 1000});
+  const Snowflake a = gen.next(), b = gen.next();
+  EXPECT_LT(a, b);
+  try {
+    gen.next();
+    ADD_FAILURE() << "waited";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::counter_exhausted);
+    EXPECT_NE(std::string(e.what()).find("max_sequence_wait_ms = 1000"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("the 2 IDs of this 86400000 ms tick are used up"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  std::vector<Snowflake> ids(3);
+  std::error_code ec;
+  EXPECT_EQ(gen.next_batch(ids, ec), 0u);
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  // Once the next tick begins, it issues again, above everything before.
+  clock.set_ms(decompose(day, b).unix_ms + 86'400'000);
+  EXPECT_GT(gen.next(), b);
+  // A batch that reaches the end of a tick stops there instead of waiting a day for the rest.
+  std::vector<Snowflake> more(4);
+  EXPECT_EQ(gen.next_batch(more, ec), 1u);
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  EXPECT_EQ(clock.waited_ns(), 0);
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, ANextTickWithinTheSequenceWaitBoundIsAwaited) {
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(kTwitter, 1, clock, {.max_sequence_wait_ms = 1});
+  std::vector<Snowflake> ids(4097);
+  gen.next_batch(ids);
+  EXPECT_EQ(clock.waited_ns(), 1 * kMs);
+  EXPECT_THROW(TypeParam(kTwitter, 1, clock, {.max_sequence_wait_ms = -1}), Error);
+  EXPECT_THROW(TypeParam(kTwitter, 1, clock, {.max_sequence_wait_ms = 86'400'001}), Error);
+}
+
 TYPED_TEST(SnowflakeGeneratorBoth, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});
@@ -291,36 +340,21 @@ TYPED_TEST(SnowflakeGeneratorBoth, FenceStopsIssuingAtTheDeadline) {
   gen.set_fence_unix_ms(kStartMs + 1);
   gen.next();
   clock.advance_ms(1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::fenced);
-  }
+  EXPECT_ERRC(gen.next(), errc::fenced);
   gen.set_fence_unix_ms(kStartMs + 1000);
   EXPECT_NO_THROW(gen.next());
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, EpochAfterTheClockIsRefusedAtConstruction) {
   ManualClock clock(kTwitter.epoch_ms() * kMs - 1);
-  try {
-    TypeParam gen(kTwitter, 1, clock);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::epoch_in_future);
-  }
+  EXPECT_ERRC(TypeParam gen(kTwitter, 1, clock), errc::epoch_in_future);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, ClockBeforeEpochLaterIsRefused) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.max_backward_wait_ms = 0});
   clock.set_ms(kTwitter.epoch_ms() - 1);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::clock_before_epoch);
-  }
+  EXPECT_ERRC(gen.next(), errc::clock_before_epoch);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, NodeOutOfRangeIsRefusedAtConstruction) {
@@ -329,17 +363,13 @@ TYPED_TEST(SnowflakeGeneratorBoth, NodeOutOfRangeIsRefusedAtConstruction) {
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, TimeFieldRunsOutWithATypedError) {
-  const Layout tiny = Layout::make({"tiny", 20, 0, 31, 12, 1, 0, FieldOrder::time_node_sequence, true}, kStartMs);
+  const Layout tiny =
+      Layout::make({"tiny", 20, 0, 31, 12, 1, 0, FieldOrder::time_node_sequence, true}, kStartMs);
   ManualClock clock(((1 << 20) - 1) * kMs);
   TypeParam gen(tiny, 0, clock);
   std::vector<Snowflake> ids(4096);
   gen.next_batch(ids);
-  try {
-    gen.next();
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::time_exhausted);
-  }
+  EXPECT_ERRC(gen.next(), errc::time_exhausted);
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, SonyflakeTicksAreTenMilliseconds) {
@@ -408,7 +438,8 @@ TEST(SnowflakeGenerator, FourThreadsTimesOneMillionAreUniqueAndIncreasingPerThre
   std::vector<Snowflake> all;
   all.reserve(kThreads * kPerThread);
   for (const auto& v : got) {
-    for (std::size_t i = 1; i < v.size(); ++i) ASSERT_LT(v[i - 1], v[i]) << "not increasing at " << i;
+    for (std::size_t i = 1; i < v.size(); ++i)
+      ASSERT_LT(v[i - 1], v[i]) << "not increasing at " << i;
     all.insert(all.end(), v.begin(), v.end());
   }
   std::sort(all.begin(), all.end());

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "expect_errc.hpp"
 #include "idforge/error.hpp"
 #include "idforge/uuid_generator.hpp"
 
@@ -11,18 +12,6 @@ namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kStartMs = 1'700'000'000'000;
-
-TEST(UuidV7Generator, OneMillionAreStrictlyIncreasing) {
-  UuidV7Generator gen;
-  Uuid prev = gen.next();
-  for (int i = 0; i < 1'000'000; ++i) {
-    const Uuid u = gen.next();
-    ASSERT_LT(prev, u) << i;
-    prev = u;
-  }
-  EXPECT_EQ(prev.version(), 7);
-  EXPECT_EQ(prev.variant(), UuidVariant::rfc9562);
-}
 
 TEST(UuidV7Generator, ThousandsInOneMillisecondKeepItsTimeAndOrder) {
   ManualClock clock(kStartMs * kMs + 123);
@@ -34,32 +23,6 @@ TEST(UuidV7Generator, ThousandsInOneMillisecondKeepItsTimeAndOrder) {
     ASSERT_EQ(decompose_v7(u).unix_ms, static_cast<std::uint64_t>(kStartMs));  // no borrowing
     prev = u;
   }
-}
-
-TEST(UuidV7Generator, EmbedsTheClocksMillisecond) {
-  ManualClock clock(kStartMs * kMs + 999'999);
-  UuidV7Generator gen(clock);
-  EXPECT_EQ(embedded_unix_ms(gen.next()), kStartMs);
-  clock.advance_ms(7);
-  EXPECT_EQ(embedded_unix_ms(gen.next()), kStartMs + 7);
-  EXPECT_EQ(gen.last_unix_ms(), static_cast<std::uint64_t>(kStartMs + 7));
-}
-
-TEST(UuidV7Generator, ClockSteppingBackKeepsTheLastTimeAndNeverGoesBack) {
-  ManualClock clock(kStartMs * kMs);
-  UuidV7Generator gen(clock);
-  const Uuid before = gen.next();
-  clock.advance_ms(-5000);  // an NTP step of 5 s back
-  Uuid prev = before;
-  for (int i = 0; i < 1000; ++i) {
-    const Uuid u = gen.next();
-    ASSERT_LT(prev, u);
-    ASSERT_EQ(embedded_unix_ms(u), kStartMs);
-    prev = u;
-  }
-  EXPECT_EQ(clock.waited_ns(), 0);  // it never waits for the clock
-  clock.set_ms(kStartMs + 1);
-  EXPECT_EQ(embedded_unix_ms(gen.next()), kStartMs + 1);
 }
 
 TEST(UuidV7Generator, CounterOverflowBorrowsTheNextMillisecond) {
@@ -85,17 +48,6 @@ TEST(UuidV7Generator, ResumeAfterAnEarlierIdChangesNothing) {
   EXPECT_GT(gen.next(), a);
 }
 
-TEST(UuidV7Generator, BatchesAreIncreasingAndContinueTheSequence) {
-  ManualClock clock(kStartMs * kMs);
-  UuidV7Generator gen(clock);
-  std::vector<Uuid> ids(1000);
-  ids[0] = gen.next();
-  gen.next_batch(std::span(ids).subspan(1));
-  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]);
-  EXPECT_LT(ids.back(), gen.next());
-  for (const Uuid& u : ids) ASSERT_EQ(embedded_unix_ms(u), kStartMs);
-}
-
 TEST(UuidV7Generator, SeededCounterIsRandomAcrossMilliseconds) {
   ManualClock clock(kStartMs * kMs);
   UuidV7Generator gen(clock);
@@ -112,13 +64,7 @@ TEST(UuidV7Generator, ThePast48BitFieldIsRefused) {
   ManualClock clock(kStartMs * kMs);
   UuidV7Generator gen(clock);
   gen.resume_after(compose_v7(kMaxUnixMs48, 0xFFF, ~std::uint64_t{0}));
-  try {
-    gen.next();
-    FAIL() << "issued past the 48-bit millisecond field";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::time_exhausted);
-    EXPECT_NE(std::string(e.what()).find("10889"), std::string::npos) << e.what();
-  }
+  EXPECT_ERRC(gen.next(), errc::time_exhausted, "10889");
 }
 
 }  // namespace

@@ -12,14 +12,10 @@
 
 #include "idforge/error.hpp"
 #include "idforge/lab/db_bench.hpp"
+#include "services.hpp"
 
 namespace idforge::lab {
 namespace {
-
-bool require_services() {
-  const char* v = std::getenv("IDFORGE_REQUIRE_SERVICES");
-  return v && std::string(v) == "1";
-}
 
 const DbKindResult& of(const DbRunResult& r, KeyKind k) {
   for (const auto& x : r.results)
@@ -67,10 +63,8 @@ TEST(DbEngines, SqliteReportsEveryKindAndBalancesRandomLeavesAcrossSiblings) {
 }
 
 TEST(DbEngines, PostgresOrderedKeysFillLeavesMoreThanUuid4) {
-  if (!std::getenv("IDFORGE_PG_URL")) {
-    if (require_services()) FAIL() << "IDFORGE_PG_URL is not set and IDFORGE_REQUIRE_SERVICES=1";
-    GTEST_SKIP() << "IDFORGE_PG_URL is not set (bash scripts/services.sh start postgres)";
-  }
+  if (!std::getenv("IDFORGE_PG_URL"))
+    IDFORGE_SKIP_OR_FAIL("IDFORGE_PG_URL is not set (bash scripts/services.sh start postgres)");
   const DbRunResult run = small_run(DbEngine::postgres);
   expect_reports(run);
   expect_ordered_fuller(run);
@@ -78,11 +72,8 @@ TEST(DbEngines, PostgresOrderedKeysFillLeavesMoreThanUuid4) {
 }
 
 TEST(DbEngines, MariadbOrderedKeysFillLeavesMoreThanUuid4) {
-  if (!std::getenv("IDFORGE_MARIADB_URL") && !std::getenv("IDFORGE_MARIADB_SOCKET")) {
-    if (require_services())
-      FAIL() << "IDFORGE_MARIADB_URL is not set and IDFORGE_REQUIRE_SERVICES=1";
-    GTEST_SKIP() << "IDFORGE_MARIADB_URL is not set (bash scripts/services.sh start mariadb)";
-  }
+  if (!std::getenv("IDFORGE_MARIADB_URL") && !std::getenv("IDFORGE_MARIADB_SOCKET"))
+    IDFORGE_SKIP_OR_FAIL("IDFORGE_MARIADB_URL is not set (bash scripts/services.sh start mariadb)");
   const DbRunResult run = small_run(DbEngine::mariadb);
   expect_reports(run);
   expect_ordered_fuller(run);

@@ -5,17 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "live_server.hpp"
+#include "process.hpp"
 
 namespace idforge::test {
 namespace {
 
 std::string cli_inspect_json(const std::string& id) {
-  const std::string cmd = std::string(IDFORGE_BINARY) + " inspect --json " + id;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[1024];
-  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
-  if (p) ::pclose(p);
+  std::string out = run({IDFORGE_BINARY, "inspect", "--json", id}).out;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }

@@ -112,26 +112,14 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
     given.push_back("--data");
     given.push_back(data_);
   }
-  int fds[2];
-  if (::pipe(fds) != 0) return;
-  const std::string bin = serve_binary();
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<std::string> all = {bin, "serve", "--port", "0"};
-    all.insert(all.end(), given.begin(), given.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
+  std::vector<std::string> argv = {serve_binary(), "serve", "--port", "0"};
+  argv.insert(argv.end(), given.begin(), given.end());
+  try {
+    process_ = std::make_unique<Process>(argv);
+  } catch (const std::exception&) {
+    return;  // port() stays 0: the test says it did not start
   }
-  ::close(fds[1]);
-  out_ = fds[0];
-  char ch;
-  while (::read(out_, &ch, 1) == 1 && ch != '\n') line_ += ch;
+  if (auto line = process_->read_line(std::chrono::seconds(60))) line_ = *line;
   std::smatch m;
   if (std::regex_match(line_, m,
                        std::regex(R"(idforge serve: listening on http://127\.0\.0\.1:(\d+)/)")))
@@ -139,77 +127,38 @@ ServeProcess::ServeProcess(const std::vector<std::string>& args) {
 }
 
 ServeProcess::~ServeProcess() {
-  if (exit_ == -2 && pid_ > 0) stop(SIGTERM);
-  if (out_ >= 0) ::close(out_);
+  if (exit_ == -2 && process_) stop(SIGTERM);
   std::error_code ec;
   if (!data_.empty()) std::filesystem::remove_all(data_, ec);
 }
 
 bool ServeProcess::alive() {
-  if (exit_ != -2 || pid_ <= 0) return false;
-  int status = 0;
-  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-    exit_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return false;
-  }
-  return true;
+  if (exit_ != -2 || !process_) return false;
+  if (process_->running()) return true;
+  exit_ = *process_->wait(std::chrono::milliseconds(0));
+  return false;
 }
 
 int ServeProcess::stop(int signal, int timeout_s) {
-  if (exit_ != -2 || pid_ <= 0) return exit_;
-  ::kill(pid_, signal);
-  const auto end = Clock::now() + std::chrono::seconds(timeout_s);
-  int status = 0;
-  while (Clock::now() < end) {
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      exit_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return exit_;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a child process
+  if (exit_ != -2 || !process_) return exit_;
+  process_->signal(signal);
+  if (auto code = process_->wait(std::chrono::seconds(timeout_s))) {
+    exit_ = *code;
+  } else {
+    process_->stop(SIGKILL, std::chrono::seconds(10));
+    exit_ = -1;
   }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, &status, 0);
-  exit_ = -1;
   return exit_;
 }
 
 std::pair<int, std::string> run_binary(const std::vector<std::string>& args, int timeout_s) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {-1, ""};
-  const std::string bin = serve_binary();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], STDERR_FILENO);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, STDOUT_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<std::string> all = {bin};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  std::string err;
-  const auto end = Clock::now() + std::chrono::seconds(timeout_s);
-  char buf[4096];
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
-    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    err.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  if (Clock::now() >= end) ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err};
+  std::vector<std::string> argv = {serve_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  SpawnOptions o;
+  o.out = Sink::null;
+  o.err = Sink::pipe;
+  const RunResult r = run(argv, o, std::chrono::seconds(timeout_s));
+  return {r.exit_code, r.err};
 }
 
 RawExchange exchange(int port, const std::vector<std::string>& parts, std::size_t expect,

@@ -4,10 +4,13 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "process.hpp"
 
 namespace idforge::test {
 
@@ -23,7 +26,7 @@ class ServeProcess {
   ServeProcess& operator=(const ServeProcess&) = delete;
   /// The port from the URL line; 0 when the process did not start.
   int port() const noexcept { return port_; }
-  pid_t pid() const noexcept { return pid_; }
+  pid_t pid() const noexcept { return process_ ? process_->pid() : -1; }
   /// The first line it printed on stdout.
   const std::string& first_line() const noexcept { return line_; }
   /// True while the process runs.
@@ -33,11 +36,10 @@ class ServeProcess {
   int stop(int signal, int timeout_s = 10);
 
  private:
-  pid_t pid_ = -1;
-  int out_ = -1;
+  std::unique_ptr<Process> process_;
   int port_ = 0;
   std::string line_;
-  int exit_ = -2;
+  int exit_ = -2;     // -2 while running (or never started), then its exit code
   std::string data_;  // its own data folder (removed at the end), unless args name one
 };
 

@@ -14,56 +14,40 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "http_client.hpp"
 #include "live_server.hpp"
+#include "process.hpp"
 #include "raw_http.hpp"
 
 namespace idforge::test {
 namespace {
 
 struct Child {
+  std::unique_ptr<Process> process;
   pid_t pid = -1;
-  int out = -1;  // read end of its stdout
+  int out = -1;  // read end of its stdout, owned by process
 };
 
-// env entries ("NAME=value") are set in the child before it starts idforge.
+// env entries ("NAME=value") are set for the child, over the test's own.
 Child spawn(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  int fds[2];
-  EXPECT_EQ(::pipe(fds), 0);
+  SpawnOptions o;
+  o.extra_env = env;
+  std::vector<std::string> argv{IDFORGE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
   Child c;
-  c.pid = ::fork();
-  if (c.pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    for (const auto& e : env) {
-      const auto eq = e.find('=');
-      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
-    }
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(IDFORGE_BINARY));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(IDFORGE_BINARY, argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  c.out = fds[0];
+  c.process = std::make_unique<Process>(argv, o);
+  c.pid = c.process->pid();
+  c.out = c.process->out_fd();
   return c;
 }
 
-int wait_exit(pid_t pid, int timeout_s) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-  int status = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    if (::waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polling a child process
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
+// The exit code, or -1 when it did not end within timeout_s (then it is killed).
+int wait_exit(Child& c, int timeout_s) {
+  if (auto code = c.process->wait(std::chrono::seconds(timeout_s))) return *code;
+  c.process->stop(SIGKILL, std::chrono::seconds(10));
   return -1;
 }
 
@@ -85,8 +69,7 @@ TEST(ServeBinary, PrintsUrlServesAndStopsOnSigterm) {
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 200);
   ::kill(c.pid, SIGTERM);
-  EXPECT_EQ(wait_exit(c.pid, 10), 0);
-  ::close(c.out);
+  EXPECT_EQ(wait_exit(c, 10), 0);
 }
 
 #ifdef IDFORGE_SERVER_HAVE_LEASE
@@ -108,16 +91,14 @@ TEST(ServeBinary, DefaultLeasesANodeUnderTheDataFolderAndReleasesIt) {
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("idforge_lease_held 1\n"), std::string::npos);
   ::kill(c.pid, SIGTERM);
-  EXPECT_EQ(wait_exit(c.pid, 10), 0);
-  ::close(c.out);
+  EXPECT_EQ(wait_exit(c, 10), 0);
   // Released: a second server gets the same (lowest free) node ID at once.
   Child again = spawn({"serve", "--port", "0", "--access-log", "off", "--data", data});
   line.clear();
   while (::read(again.out, &ch, 1) == 1 && ch != '\n') line += ch;
   EXPECT_NE(line.find("listening on"), std::string::npos);
   ::kill(again.pid, SIGTERM);
-  EXPECT_EQ(wait_exit(again.pid, 10), 0);
-  ::close(again.out);
+  EXPECT_EQ(wait_exit(again, 10), 0);
 }
 #endif
 
@@ -132,10 +113,10 @@ TEST(ServeBinary, OneDataFolderNeverHasOneNodeTwiceWhateverTheLeaseStores) {
   {
     ServeProcess first({"--node", "3", "--access-log", "off", "--data", data});
     ASSERT_GT(first.port(), 0) << first.first_line();
-    const auto [code, err] = run_binary({"serve", "--port", "0", "--node", "3", "--lease-store",
-                                         "file:" + elsewhere, "--access-log", "off", "--data",
-                                         data},
-                                        10);
+    const auto [code, err] =
+        run_binary({"serve", "--port", "0", "--node", "3", "--lease-store", "file:" + elsewhere,
+                    "--access-log", "off", "--data", data},
+                   10);
     EXPECT_EQ(code, 1) << err;
     EXPECT_NE(err.find("node 3 from lease-store='file:" + elsewhere +
                        "' is held in the data folder '" + data + "' by another live process"),
@@ -147,9 +128,8 @@ TEST(ServeBinary, OneDataFolderNeverHasOneNodeTwiceWhateverTheLeaseStores) {
     ServeProcess first({"--node", "3", "--lease-store", "file:" + elsewhere, "--access-log", "off",
                         "--data", data});
     ASSERT_GT(first.port(), 0) << first.first_line();
-    const auto [code, err] =
-        run_binary({"serve", "--port", "0", "--node", "3", "--access-log", "off", "--data", data},
-                   10);
+    const auto [code, err] = run_binary(
+        {"serve", "--port", "0", "--node", "3", "--access-log", "off", "--data", data}, 10);
     EXPECT_EQ(code, 1) << err;
     EXPECT_NE(err.find("node 3"), std::string::npos) << err;
     // A leased (not fixed) server on the same folder passes over node 3.
@@ -374,7 +354,6 @@ TEST(ServeBinary, SigtermFinishesTheRequestInFlightAndReleasesTheLease) {
 }
 #endif
 
-
 // Reads the "listening on" line and returns the port, or 0.
 int read_port(const Child& c) {
   std::string line;
@@ -391,9 +370,15 @@ TEST(ServeBinary, MasksWithKeysFromAFileOrTheEnvironment) {
   const std::string key = "4:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
   const std::string file = ::testing::TempDir() + "/idforge_serve_mask_keys";
   std::ofstream(file) << key << "\n";
-  const std::vector<std::string> base = {"serve", "--port", "0", "--access-log",
-                                         "off",   "--node", "3",
-                                         "--data", ::testing::TempDir() + "/idforge_serve_mask_data"};
+  const std::vector<std::string> base = {"serve",
+                                         "--port",
+                                         "0",
+                                         "--access-log",
+                                         "off",
+                                         "--node",
+                                         "3",
+                                         "--data",
+                                         ::testing::TempDir() + "/idforge_serve_mask_data"};
   std::vector<std::string> with_file = base;
   with_file.insert(with_file.end(), {"--mask-key-file", file});
   std::string first;
@@ -415,8 +400,7 @@ TEST(ServeBinary, MasksWithKeysFromAFileOrTheEnvironment) {
     ASSERT_TRUE(back);
     EXPECT_EQ(back->body, "4001\n");
     ::kill(c.pid, SIGTERM);
-    EXPECT_EQ(wait_exit(c.pid, 10), 0);
-    ::close(c.out);
+    EXPECT_EQ(wait_exit(c, 10), 0);
   }
   std::remove(file.c_str());
 }
@@ -424,14 +408,12 @@ TEST(ServeBinary, MasksWithKeysFromAFileOrTheEnvironment) {
 TEST(ServeBinary, RefusesToStartWithABadMaskKeyFile) {
   Child c = spawn({"serve", "--port", "0", "--access-log", "off", "--node", "3", "--mask-key-file",
                    "/nonexistent/idforge-keys"});
-  EXPECT_EQ(wait_exit(c.pid, 10), 1);
-  ::close(c.out);
+  EXPECT_EQ(wait_exit(c, 10), 1);
 }
 
 TEST(ServeBinary, RefusesToBindBeyondLoopbackWithoutToken) {
   Child c = spawn({"serve", "--bind", "0.0.0.0", "--port", "0"});
-  EXPECT_EQ(wait_exit(c.pid, 10), 1);
-  ::close(c.out);
+  EXPECT_EQ(wait_exit(c, 10), 1);
 }
 
 }  // namespace

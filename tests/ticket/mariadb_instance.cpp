@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,8 +16,6 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 namespace idforge::test {
 namespace {
@@ -94,16 +91,10 @@ void MariaDbInstance::start() {
                                 "--innodb-flush-log-at-trx-commit=2",
                                 "--log-error=" + dir_ + "/error.log"};
   for (const char* s : kSizes) args.emplace_back(s);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  const int rc = posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw std::runtime_error("cannot start mariadbd");
+  SpawnOptions quiet;  // it logs to --log-error
+  quiet.out = Sink::null;
+  quiet.err = Sink::null;
+  server_ = std::make_unique<Process>(args, quiet);
   const std::string ping =
       "mariadb-admin --socket=" + dir_ + "/sock -uroot --connect-timeout=2 ping >/dev/null 2>&1";
   for (int i = 0; i < 240; ++i) {
@@ -120,20 +111,19 @@ void MariaDbInstance::start() {
 }
 
 void MariaDbInstance::stop() {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
+  if (!server_) return;
+  server_->signal(SIGTERM);
+  server_->wait(std::chrono::minutes(10));  // a clean shutdown; the destructor kills past it
+  server_.reset();
 }
 
 void MariaDbInstance::freeze() {
-  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  if (server_) server_->signal(SIGSTOP);
   frozen_ = true;
 }
 
 void MariaDbInstance::thaw() {
-  if (pid_ > 0) ::kill(pid_, SIGCONT);
+  if (server_) server_->signal(SIGCONT);
   frozen_ = false;
 }
 

@@ -4,8 +4,11 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "process.hpp"
 
 namespace idforge::test {
 
@@ -32,7 +35,7 @@ class MariaDbInstance {
  private:
   std::string dir_;
   int port_ = 0;
-  pid_t pid_ = -1;
+  std::unique_ptr<Process> server_;  // mariadbd while started
   bool frozen_ = false;
 };
 

@@ -18,11 +18,8 @@
 namespace idforge::ticket {
 namespace {
 
-#define IDFORGE_NEED_PRIVATE_PG()                          \
-  if (auto why = test::PgInstance::unavailable_reason()) { \
-    if (test::services_required()) FAIL() << *why;         \
-    GTEST_SKIP() << *why;                                  \
-  }
+#define IDFORGE_NEED_PRIVATE_PG() \
+  if (auto why = test::PgInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why)
 
 void expect_unique(std::vector<std::int64_t> v) {
   std::sort(v.begin(), v.end());

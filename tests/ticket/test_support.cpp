@@ -1,6 +1,5 @@
 #include "test_support.hpp"
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,20 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
-extern char** environ;
-
 namespace idforge::test {
-
-std::optional<std::string> service_var(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
-  return std::string(v);
-}
-
-bool services_required() {
-  const char* v = std::getenv("IDFORGE_REQUIRE_SERVICES");
-  return v && std::string(v) == "1";
-}
 
 std::string unique_name(const std::string& prefix) {
   static std::atomic<int> n{0};
@@ -52,61 +38,35 @@ std::string temp_dir() {
 }
 
 Child spawn(const std::string& path, const std::vector<std::string>& args) {
-  int p[2];
-  if (pipe(p) != 0) throw std::runtime_error("pipe failed");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-  posix_spawn_file_actions_addclose(&fa, p[0]);
-  std::vector<std::string> argv_s{path};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> argv{path};
+  argv.insert(argv.end(), args.begin(), args.end());
   Child c;
-  if (posix_spawn(&c.pid, path.c_str(), &fa, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot start " + path);
-  posix_spawn_file_actions_destroy(&fa);
-  close(p[1]);
-  c.out_fd = p[0];
+  c.process = std::make_unique<Process>(argv);  // stdout a pipe, stderr inherited
+  c.pid = c.process->pid();
+  c.out_fd = c.process->out_fd();
   return c;
 }
 
 std::pair<int, std::string> finish(Child& c) {
-  std::string out;
-  char buf[65536];
-  for (ssize_t n; (n = read(c.out_fd, buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  close(c.out_fd);
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return {code, out};
+  // Bounded like every wait here: a child that never ends is killed after ten minutes.
+  const Finished f = finish_within(c, 600);
+  return {f.code, f.out};
 }
 
 Finished finish_within(Child& c, double limit_s) {
   Finished f;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
-  char buf[65536];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          until - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      kill(c.pid, SIGKILL);
-      f.timed_out = true;
-      break;
-    }
-    pollfd p{c.out_fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) <= 0) continue;
-    const ssize_t n = read(c.out_fd, buf, sizeof buf);
-    if (n <= 0) break;
-    f.out.append(buf, static_cast<std::size_t>(n));
+  const auto limit =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(limit_s));
+  const auto t0 = std::chrono::steady_clock::now();
+  f.out = c.process->read_rest(limit);
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      limit - (std::chrono::steady_clock::now() - t0));
+  auto code = c.process->wait(std::max(left, std::chrono::milliseconds(0)));
+  if (!code) {
+    f.timed_out = true;
+    code = c.process->stop(SIGKILL, std::chrono::seconds(10));
   }
-  close(c.out_fd);
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  f.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  f.code = *code;
   return f;
 }
 
@@ -129,41 +89,30 @@ CliChild start_cli(const std::vector<std::string>& args, const std::string& dir)
   c.out_path = base + ".out";
   c.err_path = base + ".err";
   const char* other = std::getenv("IDFORGE_CLI_UNDER_TEST");
-  const std::string path = other && *other ? other : IDFORGE_BINARY;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, c.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, c.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> argv_s{path};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  if (posix_spawn(&c.pid, path.c_str(), &fa, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot start " + path);
-  posix_spawn_file_actions_destroy(&fa);
+  std::vector<std::string> argv{other && *other ? other : IDFORGE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // Files, not pipes: a command that prints millions of lines never waits on the test.
+  SpawnOptions o;
+  o.out = Sink::file;
+  o.out_file = c.out_path;
+  o.err = Sink::file;
+  o.err_file = c.err_path;
+  c.process = std::make_unique<Process>(argv, o);
+  c.pid = c.process->pid();
   return c;
 }
 
 CliRun wait_cli(CliChild& c, double limit_s) {
   CliRun r;
   const auto t0 = std::chrono::steady_clock::now();
-  const auto limit = t0 + std::chrono::duration<double>(limit_s);
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(c.pid, &status, WNOHANG);
-    if (done == c.pid) break;
-    if (std::chrono::steady_clock::now() > limit) {
-      kill(c.pid, SIGKILL);
-      waitpid(c.pid, &status, 0);
-      r.timed_out = true;
-      break;
-    }
-    // Polling a child process; the limit is a safety net, not a measured wait.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto code = c.process->wait(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(limit_s)));
+  if (!code) {
+    r.timed_out = true;
+    code = c.process->stop(SIGKILL, std::chrono::seconds(10));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.exit_code = *code;
   const auto slurp = [](const std::string& p) {
     std::ifstream in(p);
     std::stringstream s;

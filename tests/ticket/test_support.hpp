@@ -5,16 +5,16 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "process.hpp"
+#include "services.hpp"
+
 namespace idforge::test {
 
-/// The variable's value, or nullopt. Tests that need it use IDFORGE_NEED_SERVICE.
-std::optional<std::string> service_var(const char* name);
-/// True when scripts/test.sh runs us: a missing server is then a failure, not a skip.
-bool services_required();
 /// A sequence/ticket-set name unique to this process and call: tests share servers.
 std::string unique_name(const std::string& prefix);
 /// The URLs of a comma-separated list.
@@ -22,8 +22,9 @@ std::vector<std::string> split_urls(const std::string& list);
 /// A fresh temporary folder.
 std::string temp_dir();
 
-/// A started child process with its stdout on a pipe.
+/// A started child process with its stdout on a pipe (a Process; pid and out_fd are its).
 struct Child {
+  std::unique_ptr<Process> process;
   pid_t pid = -1;
   int out_fd = -1;
 };
@@ -54,6 +55,7 @@ struct CliRun {
 CliRun run_cli(const std::vector<std::string>& args, double limit_s = 60);
 /// Starts the idforge command in the background (stdout and stderr to files under dir).
 struct CliChild {
+  std::unique_ptr<Process> process;
   pid_t pid = -1;
   std::string out_path, err_path;
 };
@@ -62,12 +64,3 @@ CliChild start_cli(const std::vector<std::string>& args, const std::string& dir)
 CliRun wait_cli(CliChild& c, double limit_s = 60);
 
 }  // namespace idforge::test
-
-// Binds var to the service variable, or fails (under scripts/test.sh) / skips the test.
-#define IDFORGE_NEED_SERVICE(var, name)                                                         \
-  const std::optional<std::string> var##_opt = ::idforge::test::service_var(name);              \
-  if (!var##_opt) {                                                                             \
-    if (::idforge::test::services_required()) FAIL() << name " is not set: start the services"; \
-    GTEST_SKIP() << name " is not set (scripts/services.sh start)";                             \
-  }                                                                                             \
-  const std::string var = *var##_opt

@@ -128,29 +128,20 @@ void frozen_ticket_server(Instance& frozen, const std::string& healthy) {
 
 TEST(TicketFreeze, PostgresClientsFailOverFromAFrozenServer) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
-  if (auto why = test::PgInstance::unavailable_reason()) {
-    if (test::services_required()) FAIL() << *why;
-    GTEST_SKIP() << *why;
-  }
+  if (auto why = test::PgInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why);
   test::PgInstance frozen;
   frozen_ticket_server(frozen, test::split_urls(urls).at(0));
 }
 
 TEST(TicketFreeze, MariaDbClientsFailOverFromAFrozenServer) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
-  if (auto why = test::MariaDbInstance::unavailable_reason()) {
-    if (test::services_required()) FAIL() << *why;
-    GTEST_SKIP() << *why;
-  }
+  if (auto why = test::MariaDbInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why);
   test::MariaDbInstance frozen;
   frozen_ticket_server(frozen, test::split_urls(urls).at(0));
 }
 
 TEST(TicketFreeze, SegmentsOnAFrozenPostgresReportAnErrorInsteadOfHanging) {
-  if (auto why = test::PgInstance::unavailable_reason()) {
-    if (test::services_required()) FAIL() << *why;
-    GTEST_SKIP() << *why;
-  }
+  if (auto why = test::PgInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why);
   test::PgInstance pg;
   open_segment_store(pg.url())->create("orders", 1, 10);
   auto r = test::run_cli({"seq", "next", "orders", "-n", "3", "--store", pg.url()});

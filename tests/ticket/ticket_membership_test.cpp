@@ -130,10 +130,7 @@ void left_out_member(const std::string& live1, const std::string& live2, Instanc
 
 TEST(TicketMembership, PostgresMemberLeftOutIsRefusedDroppedOnPurposeAndRetiredWhenBack) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_PG_TICKET_URLS");
-  if (auto why = test::PgInstance::unavailable_reason()) {
-    if (test::services_required()) FAIL() << *why;
-    GTEST_SKIP() << *why;
-  }
+  if (auto why = test::PgInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why);
   const auto list = test::split_urls(urls);
   test::PgInstance p3;
   left_out_member(list.at(0), list.at(1), p3);
@@ -141,10 +138,7 @@ TEST(TicketMembership, PostgresMemberLeftOutIsRefusedDroppedOnPurposeAndRetiredW
 
 TEST(TicketMembership, MariaDbMemberLeftOutIsRefusedDroppedOnPurposeAndRetiredWhenBack) {
   IDFORGE_NEED_SERVICE(urls, "IDFORGE_MARIADB_TICKET_URLS");
-  if (auto why = test::MariaDbInstance::unavailable_reason()) {
-    if (test::services_required()) FAIL() << *why;
-    GTEST_SKIP() << *why;
-  }
+  if (auto why = test::MariaDbInstance::unavailable_reason()) IDFORGE_SKIP_OR_FAIL(*why);
   const auto list = test::split_urls(urls);
   test::MariaDbInstance p3;
   left_out_member(list.at(0), list.at(1), p3);

@@ -81,3 +81,13 @@ test('inspect equals the CLI and takes a bigint under a layout', () => {
   assert.equal(bad.status, 1);
   assert.throws(() => idforge.inspect('not-an-id'), (e) => bad.stderr.includes(e.message));
 });
+
+test('a day-long tick refuses instead of blocking until the next day', () => {
+  // Two IDs a day: a later call used to block the event loop until the next day.
+  const gen = new idforge.Snowflake({ layout: 'time=58,node=4,seq=1,tick=86400000ms,epoch=2020-01-01', node: 1 });
+  const issued = [];
+  assert.throws(() => { for (let i = 0; i < 6; ++i) issued.push(gen.next()); },
+                (e) => e.code === 'IDFORGE_COUNTER_EXHAUSTED' && e.message.includes('max_sequence_wait_ms = 1000'));
+  assert.ok(issued.length >= 2);
+  for (let i = 1; i < issued.length; ++i) assert.ok(issued[i - 1] < issued[i]);
+});

@@ -121,3 +121,13 @@ def test_decompose_and_compose_round_trip():
         idforge.decompose(1 << 63)
     with pytest.raises(idforge.InvalidArgumentError, match="1024"):
         idforge.compose(1, 1024, 0)
+
+
+def test_a_day_long_tick_refuses_instead_of_blocking_until_the_next_day():
+    # Two IDs a day: a later call used to block (with Ctrl-C held off) until the next day.
+    gen = idforge.Snowflake(layout="time=58,node=4,seq=1,tick=86400000ms,epoch=2020-01-01", node=1)
+    issued = []
+    with pytest.raises(idforge.ExhaustedError, match="max_sequence_wait_ms = 1000"):
+        for _ in range(6):  # within a second of midnight UTC one wait is allowed
+            issued.append(gen.next())
+    assert issued == sorted(set(issued)) and len(issued) >= 2
