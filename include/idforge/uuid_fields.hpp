@@ -18,6 +18,17 @@ namespace idforge {
 
 /// 100 ns intervals from the Gregorian epoch (1582-10-15) to the Unix epoch (§5.1).
 inline constexpr std::int64_t kGregorianToUnix100ns = 0x01B21DD213814000;
+/// Widths of the 48 | ver 4 | 12 | var 2 | 62 split that v4, v7 and v8 share (§5.4, §5.7,
+/// §5.8), from the most significant bit.
+inline constexpr int kUuidSplitABits = 48;  ///< unix_ts_ms (v7), random_a (v4), custom_a (v8)
+inline constexpr int kUuidVersionBits = 4;  ///< ver
+inline constexpr int kUuidSplitBBits = 12;  ///< rand_a (v7), random_b (v4), custom_b (v8)
+inline constexpr int kUuidVariantBits = 2;  ///< var (0b10 for RFC 9562)
+inline constexpr int kUuidSplitCBits = 62;  ///< rand_b (v7), random_c (v4), custom_c (v8)
+static_assert(kUuidSplitABits + kUuidVersionBits + kUuidSplitBBits + kUuidVariantBits +
+                  kUuidSplitCBits ==
+              128);
+
 /// The largest value the 48-bit millisecond field of v7 (and ULID) holds.
 inline constexpr std::uint64_t kMaxUnixMs48 = (std::uint64_t{1} << 48) - 1;
 

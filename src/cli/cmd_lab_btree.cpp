@@ -121,30 +121,13 @@ void run_scale_cmd(const BtreeArgs& a) {
   o.keys.seed = a.seed.value_or(1);
   o.keys.keys_per_ms = a.keys_per_ms;
   const auto kinds = parse_key_kinds(a.kinds.value_or("snowflake,uuid7,ulid,uuid4"));
-  std::vector<SimResult> results;
-  for (KeyKind k : kinds) results.push_back(run_simulation(k, o));
+  SimReport report;
+  report.options = o;
+  for (KeyKind k : kinds) report.results.push_back(run_simulation(k, o));
+  const std::vector<SimResult>& results = report.results;
 
-  json out = {{"n", o.n},
-              {"page_bytes", o.page_bytes},
-              {"pool_pages", o.pool_pages},
-              {"rightmost_fill", o.rightmost_fill},
-              {"seed", o.keys.seed},
-              {"results", json::array()}};
   std::vector<std::vector<std::string>> rows;
   for (const SimResult& r : results) {
-    json j = stats_json(r.kind, r.stats);
-    j["leaf_capacity"] = r.config.leaf_capacity;
-    j["interior_fanout"] = r.config.interior_fanout;
-    j["index_bytes"] = r.stats.index_bytes;
-    j["leaf_fill_mean"] = r.leaf_fill_mean;
-    j["inserts_per_s"] = r.inserts_per_s;
-    j["misses_per_insert"] = static_cast<double>(r.stats.pool_misses) / static_cast<double>(o.n);
-    j["tenths"] = json::array();
-    for (std::size_t t = 0; t < r.tenth_end.size(); ++t)
-      j["tenths"].push_back({{"rows", r.tenth_end[t]},
-                             {"inserts_per_s", r.tenth_inserts_per_s[t]},
-                             {"misses_per_insert", r.tenth_miss_rate[t]}});
-    out["results"].push_back(j);
     rows.push_back({std::string(info(r.kind).name), std::to_string(info(r.kind).key_bytes),
                     std::to_string(r.config.leaf_capacity), std::to_string(r.stats.leaves),
                     std::to_string(r.stats.splits()), std::to_string(r.stats.page_writes),
@@ -184,7 +167,7 @@ void run_scale_cmd(const BtreeArgs& a) {
     write_file(a.svg, chart.render());
   }
   if (a.json) {
-    print_out("{}\n", json_text(out, 2));
+    print_out("{}\n", sim_report_json(report));
     return;
   }
   print_out(

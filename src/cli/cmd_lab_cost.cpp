@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/error.hpp"
 #include "idforge/lab/cost_model.hpp"
 #include "idforge/lab/sim_run.hpp"
 #include "idforge/lab/svg_chart.hpp"
@@ -109,6 +110,25 @@ std::vector<CostInput> fills_from_file(const std::vector<KeyKind>& kinds, const 
     }
   }
   std::vector<CostInput> in;
+  if (!j.contains("engine")) {
+    // The simulator's report (`lab btree --json`), read back by the lab that wrote it.
+    SimReport report;
+    try {
+      report = sim_report_from_json(text);
+    } catch (const Error& e) {
+      throw fail(e.what());
+    }
+    for (KeyKind k : kinds) {
+      const auto r = std::find_if(report.results.begin(), report.results.end(),
+                                  [&](const SimResult& x) { return x.kind == k; });
+      // A fill of 0 is one the file left out (a present one was checked to be above 0).
+      if (r == report.results.end() || r->stats.leaf_fill <= 0)
+        throw fail("no leaf_fill for kind '" + std::string(info(k).name) + "'");
+      in.push_back(
+          {k, r->stats.leaf_fill, fmt::format("{}, {} rows ({})", what, r->stats.inserts, path)});
+    }
+    return in;
+  }
   for (KeyKind k : kinds) {
     const std::string name(info(k).name);
     const auto r = std::find_if(results.begin(), results.end(), [&](const json& x) {

@@ -6,46 +6,19 @@
 #include <thread>
 
 #include "db_driver.hpp"
+#include "idforge/db_url.hpp"
 #include "idforge/error.hpp"
 
 namespace idforge::lab::detail {
 namespace {
 
-struct MariaUrl {
-  std::string user = "root", password, host = "127.0.0.1", db;
-  unsigned port = 3306;
-};
-
-MariaUrl parse_url(const std::string& url) {
-  MariaUrl u;
-  std::string rest = url;
-  for (const char* scheme : {"mariadb://", "mysql://"})
-    if (rest.rfind(scheme, 0) == 0) rest = rest.substr(std::string(scheme).size());
-  if (rest.size() == url.size())
-    throw Error(errc::invalid_argument, "IDFORGE_MARIADB_URL '" + url +
-                                            "': expected mariadb://user[:password]@host:port[/db]");
-  if (const auto at = rest.find('@'); at != std::string::npos) {
-    const std::string cred = rest.substr(0, at);
-    rest = rest.substr(at + 1);
-    const auto colon = cred.find(':');
-    u.user = cred.substr(0, colon);
-    if (colon != std::string::npos) u.password = cred.substr(colon + 1);
+// The URL's parts (core's parser), its errors said as the variable's.
+MariaDbUrl url_parts(const std::string& url) {
+  try {
+    return parse_mariadb_url(url);
+  } catch (const Error& e) {
+    throw Error(errc::invalid_argument, std::string("IDFORGE_MARIADB_URL: ") + e.what());
   }
-  if (const auto slash = rest.find('/'); slash != std::string::npos) {
-    u.db = rest.substr(slash + 1);
-    rest = rest.substr(0, slash);
-  }
-  if (const auto colon = rest.rfind(':'); colon != std::string::npos) {
-    try {
-      u.port = static_cast<unsigned>(std::stoul(rest.substr(colon + 1)));
-    } catch (const std::exception&) {
-      throw Error(errc::invalid_argument,
-                  "IDFORGE_MARIADB_URL '" + url + "': port is not a number");
-    }
-    rest = rest.substr(0, colon);
-  }
-  if (!rest.empty()) u.host = rest;
-  return u;
 }
 
 class MariaDriver final : public DbDriver {
@@ -56,11 +29,11 @@ class MariaDriver final : public DbDriver {
                   "mariadb: neither IDFORGE_MARIADB_URL nor IDFORGE_MARIADB_SOCKET is set (start "
                   "the server with "
                   "'bash scripts/services.sh start mariadb' and source .data/services.env)");
-    where_ = c.mariadb_url.empty() ? c.mariadb_socket : c.mariadb_url;
+    where_ = c.mariadb_url.empty() ? c.mariadb_socket : redact_mariadb_url(c.mariadb_url);
     conn_ = mysql_init(nullptr);
     MYSQL* ok = nullptr;
     if (!c.mariadb_url.empty()) {
-      const MariaUrl u = parse_url(c.mariadb_url);
+      const MariaDbUrl u = url_parts(c.mariadb_url);
       ok = mysql_real_connect(conn_, u.host.c_str(), u.user.c_str(), u.password.c_str(), nullptr,
                               u.port, nullptr, 0);
     } else {

@@ -358,7 +358,7 @@ bool is_loopback(std::string_view address) noexcept {
   return inet_pton(AF_INET, s.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
-void validate(const ServerConfig& c) {
+void validate(const ServerConfig& c, Clock& clock) {
   if (!is_loopback(c.bind) && c.token.empty())
     throw Error(errc::invalid_argument,
                 "bind='" + c.bind +
@@ -372,7 +372,7 @@ void validate(const ServerConfig& c) {
   // A layout whose time field has run out would answer every request 500: refuse it now.
   const Layout layout = parse_layout(c.layout);
   const LayoutFacts facts = describe(layout);
-  const std::int64_t now_ms = SystemClock::instance().now_ns() / 1'000'000;
+  const std::int64_t now_ms = clock.now_ns() / 1'000'000;
   if (facts.time_runs_out_ms <= now_ms)
     throw Error(errc::invalid_layout,
                 "layout='" + c.layout + "': its " + std::to_string(layout.time_bits()) +

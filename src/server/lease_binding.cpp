@@ -8,21 +8,34 @@
 
 namespace idforge::server {
 
-LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, std::chrono::milliseconds poll)
-    : server_(server), gen_(gen), poll_(poll) {
-  add_snowflake_kind(server, gen.generator(), [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
+LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
+                           std::chrono::milliseconds poll)
+    : LeaseBinding(server, gen, server.clock(), poll) {}
+
+LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
+                           std::chrono::milliseconds poll)
+    : server_(server), gen_(gen), clock_(clock), poll_(poll) {
+  add_snowflake_kind(server, gen.generator(),
+                     [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
   server.add_metrics_source([&gen](std::string& out) {
     const coord::KeeperStatus s = gen.keeper().status();
-    out += "# HELP idforge_lease_renewals_total Successful renewals of the node-ID lease.\n"
-           "# TYPE idforge_lease_renewals_total counter\n";
+    out +=
+        "# HELP idforge_lease_renewals_total Successful renewals of the node-ID lease.\n"
+        "# TYPE idforge_lease_renewals_total counter\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_renewals_total {}\n", s.renewals);
-    out += "# HELP idforge_lease_failures_total Failed renewal attempts of the node-ID lease.\n"
-           "# TYPE idforge_lease_failures_total counter\n";
+    out +=
+        "# HELP idforge_lease_failures_total Failed renewal attempts of the node-ID lease.\n"
+        "# TYPE idforge_lease_failures_total counter\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_failures_total {}\n", s.failures);
-    out += "# HELP idforge_lease_held 1 while the lease is held and not lost.\n# TYPE idforge_lease_held gauge\n";
-    fmt::format_to(std::back_inserter(out), "idforge_lease_held {}\n", s.lost || s.released ? 0 : 1);
-    out += "# HELP idforge_lease_fence_unix_ms Time at which issuing stops unless the lease is renewed.\n"
-           "# TYPE idforge_lease_fence_unix_ms gauge\n";
+    out +=
+        "# HELP idforge_lease_held 1 while the lease is held and not lost.\n"
+        "# TYPE idforge_lease_held gauge\n";
+    fmt::format_to(std::back_inserter(out), "idforge_lease_held {}\n",
+                   s.lost || s.released ? 0 : 1);
+    out +=
+        "# HELP idforge_lease_fence_unix_ms Time at which issuing stops unless the lease is "
+        "renewed.\n"
+        "# TYPE idforge_lease_fence_unix_ms gauge\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_fence_unix_ms {}\n", s.fence_unix_ms);
   });
   refresh();
@@ -47,14 +60,16 @@ LeaseBinding::~LeaseBinding() {
 
 void LeaseBinding::refresh() {
   const coord::KeeperStatus s = gen_.keeper().status();
-  const std::int64_t now_ms = SystemClock::instance().now_ns() / 1'000'000;
+  const std::int64_t now_ms = clock_.now_ns() / 1'000'000;
   Readiness& r = *server_.readiness();
   if (s.released) {
     r.set_not_ready(fmt::format("node {} lease released", gen_.node()));
   } else if (s.lost) {
-    r.set_not_ready(fmt::format("node {} lease lost at {}: {}", gen_.node(), gen_.keeper().store_url(), s.last_error));
+    r.set_not_ready(fmt::format("node {} lease lost at {}: {}", gen_.node(),
+                                gen_.keeper().store_url(), s.last_error));
   } else if (s.fence_unix_ms <= now_ms) {
-    r.set_not_ready(fmt::format("node {} lease not renewed at {}: {}", gen_.node(), gen_.keeper().store_url(),
+    r.set_not_ready(fmt::format("node {} lease not renewed at {}: {}", gen_.node(),
+                                gen_.keeper().store_url(),
                                 s.last_error.empty() ? "renewal pending" : s.last_error));
   } else if (!r.ready()) {
     r.set_ready();

@@ -60,13 +60,12 @@ Response no_content_allow(std::string allow) {
 // ---------------------------------------------------------------------------------------
 // Server::Impl
 
-Server::Impl::Impl(ServerConfig c) : config(std::move(c)) {
-  validate(config);
+Server::Impl::Impl(ServerConfig c, Clock& clk) : config(std::move(c)), clock(clk) {
+  validate(config, clock);
   web_root = config.web_root.empty() ? default_web_root() : config.web_root;
   if (!config.web_root.empty() && !std::filesystem::is_directory(config.web_root))
     throw Error(errc::invalid_argument, "web-root='" + config.web_root + "': not a folder");
-  if (config.rate_limit > 0)
-    rate_limiter.emplace(config.rate_limit, config.rate_burst, SystemClock::instance());
+  if (config.rate_limit > 0) rate_limiter.emplace(config.rate_limit, config.rate_burst, clock);
   access_log = std::make_unique<detail::AccessLog>(config.access_log);
 }
 
@@ -255,7 +254,8 @@ void Server::Impl::answered(const detail::Exchange& x, std::string_view request_
 // ---------------------------------------------------------------------------------------
 // Server
 
-Server::Server(ServerConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
+Server::Server(ServerConfig config, Clock& clock)
+    : impl_(std::make_unique<Impl>(std::move(config), clock)) {
   impl_->add_builtin_routes();
 }
 
@@ -283,6 +283,9 @@ const std::string& Server::web_root() const noexcept {
 }
 const ServerConfig& Server::config() const noexcept {
   return impl_->config;
+}
+Clock& Server::clock() const noexcept {
+  return impl_->clock;
 }
 const Metrics& Server::metrics() const {
   if (!impl_->metrics)

@@ -18,10 +18,11 @@
 namespace idforge::server {
 
 struct Server::Impl final : detail::Dispatcher {
-  explicit Impl(ServerConfig c);
+  Impl(ServerConfig c, Clock& clk);
   ~Impl() override;
 
   ServerConfig config;
+  Clock& clock;
   Router router;
   KindRegistry kinds;
   std::shared_ptr<Readiness> readiness = std::make_shared<Readiness>("starting");

@@ -1,4 +1,4 @@
-// The simulation routes: thin handlers that check the query and call the simulation.
+// The simulation routes: thin handlers that check the query and call the lab's simulation.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -6,11 +6,22 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/error.hpp"
+#include "idforge/lab/page_sim.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/server/sim.hpp"
 
 namespace idforge::server {
 namespace {
+
+using lab::kSimDemoCount;
+using lab::kSimMaxRequests;
+using lab::parse_sim_kind;
+using lab::sim_demo_json;
+using lab::sim_layouts_json;
+using lab::sim_max_start_ms;
+using lab::sim_min_start_ms;
+using lab::sim_run_json;
+using lab::SimKind;
 
 // A whole number in [lo, hi] from a query value; nullopt when it is not one.
 std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, std::int64_t hi) {
@@ -30,9 +41,9 @@ Response json_response(std::string body) {
 
 // start_ms from the query, else the server's clock floored to the second (a start in the
 // present makes IDs that look like today's; the query makes a run repeatable).
-std::optional<std::int64_t> start_of(const Request& r, Response& error) {
+std::optional<std::int64_t> start_of(const Request& r, Clock& clock, Response& error) {
   const auto text = r.query("start_ms");
-  if (!text) return SystemClock::instance().now_ns() / 1'000'000'000 * 1000;
+  if (!text) return clock.now_ns() / 1'000'000'000 * 1000;
   const auto v = parse_int(*text, sim_min_start_ms(), sim_max_start_ms());
   if (!v)
     error = problem(400, "bad-start", "Bad Request",
@@ -48,7 +59,7 @@ void add_sim_routes(Server& server) {
   router.add("GET", "/v1/sim/layouts",
              [](const Request&) { return json_response(sim_layouts_json()); });
 
-  router.add("GET", "/v1/sim/run", [](const Request& r) -> Response {
+  router.add("GET", "/v1/sim/run", [&clock = server.clock()](const Request& r) -> Response {
     const std::string kind_text = r.query("kind").value_or("snowflake");
     SimKind kind{};
     try {
@@ -63,12 +74,12 @@ void add_sim_routes(Server& server) {
                      fmt::format("count='{}' must be a whole number from 1 to {}", count_text,
                                  kSimMaxRequests));
     Response error;
-    const auto start = start_of(r, error);
+    const auto start = start_of(r, clock, error);
     if (!start) return error;
     return json_response(sim_run_json(kind, static_cast<unsigned>(*count), *start));
   });
 
-  router.add("GET", "/v1/sim/demo/{n}", [](const Request& r) -> Response {
+  router.add("GET", "/v1/sim/demo/{n}", [&clock = server.clock()](const Request& r) -> Response {
     const std::string_view n_text = r.param("n");
     const auto n = parse_int(n_text, 1, kSimDemoCount);
     if (!n)
@@ -76,7 +87,7 @@ void add_sim_routes(Server& server) {
           404, "no-such-demo", "Not Found",
           fmt::format("demo '{}' does not exist; demos are 1 to {}", n_text, kSimDemoCount));
     Response error;
-    const auto start = start_of(r, error);
+    const auto start = start_of(r, clock, error);
     if (!start) return error;
     return json_response(sim_demo_json(static_cast<int>(*n), *start));
   });

@@ -21,6 +21,10 @@ void append_texts(const std::vector<Id>& ids, IdBatch& out) {
 
 }  // namespace
 
+void add_text_kinds(Server& server) {
+  add_text_kinds(server, server.clock());
+}
+
 void add_text_kinds(Server& server, Clock& clock) {
   auto v7 = std::make_shared<SharedUuidV7Generator>(clock);
   server.kinds().add({"uuid7", "RFC 9562 UUIDv7, time-ordered, monotonic",

@@ -60,75 +60,23 @@ std::int64_t to_int64(const std::string& s) {
   return v;
 }
 
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned v = 0;
-    if (s[i] == '%' && i + 2 < s.size() &&
-        std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16).ptr == s.data() + i + 3) {
-      out += static_cast<char>(v);
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 [[noreturn]] void changed(std::string_view name, const std::string& where, const std::string& why) {
   throw ConcurrentChange("ticket set '" + std::string(name) + "' on " + where +
                          " changed meanwhile (" + why +
                          "): another resize or init ran at the same time");
 }
 
-}  // namespace
-
-MariaDbUrl parse_mariadb_url(std::string_view url) {
-  MariaDbUrl u;
-  const auto bad = [&](const std::string& why) {
-    throw Error(errc::invalid_argument, "MariaDB URL '" + redact_url(url) + "' " + why +
-                                            " (form: mysql://USER[:PASSWORD]@HOST[:PORT]/DB)");
-  };
-  const auto scheme = url.find("://");
-  if (scheme == std::string_view::npos) bad("has no scheme");
-  std::string_view rest = url.substr(scheme + 3);
-  const auto q = rest.find('?');
-  if (q != std::string_view::npos) rest = rest.substr(0, q);
-  // The user part ends at the last '@' (a password may hold '@'); the path starts after it.
-  const auto at = rest.rfind('@');
-  std::string_view cred;
-  if (at != std::string_view::npos) {
-    cred = rest.substr(0, at);
-    rest = rest.substr(at + 1);
-  }
-  const auto slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  if (slash != std::string_view::npos && slash + 1 < rest.size())
-    u.database = std::string(rest.substr(slash + 1));
-  if (at != std::string_view::npos) {
-    const auto colon = cred.find(':');
-    u.user = percent_decode(cred.substr(0, colon));
-    if (colon != std::string_view::npos) u.password = percent_decode(cred.substr(colon + 1));
-  }
-  const auto colon = authority.rfind(':');
-  if (colon != std::string_view::npos) {
-    const std::string_view p = authority.substr(colon + 1);
-    unsigned port = 0;
-    auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
-    if (ec != std::errc() || end != p.data() + p.size() || port == 0 || port > 65535)
-      bad("has port '" + std::string(p) + "', not 1..65535");
-    u.port = port;
-    authority = authority.substr(0, colon);
-  }
-  if (!authority.empty()) u.host = std::string(authority);
-  for (const char c : u.database)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      bad("names database '" + u.database + "': use letters, digits and _");
+// The URL's parts (core's parser); a URL without a database uses the ticket default.
+MariaDbUrl ticket_url_parts(std::string_view url) {
+  MariaDbUrl u = parse_mariadb_url(url);
+  if (u.database.empty()) u.database = kDefaultTicketDatabase;
   return u;
 }
 
+}  // namespace
+
 MariaDbTicketServer::MariaDbTicketServer(std::string url, DbTimeouts timeouts)
-    : url_(std::move(url)), parts_(parse_mariadb_url(url_)), timeouts_(timeouts) {
+    : url_(std::move(url)), parts_(ticket_url_parts(url_)), timeouts_(timeouts) {
   check_timeouts(timeouts_);
 }
 

@@ -8,22 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "idforge/db_url.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 
 namespace idforge::ticket::detail {
 
-/// The parts of a mysql:// or mariadb:// URL (user and password percent-decoded).
-struct MariaDbUrl {
-  std::string user = "root";
-  std::string password;
-  std::string host = "127.0.0.1";
-  unsigned port = 3306;
-  std::string database = "idforge";
-};
-
-/// Parses mysql://USER[:PASSWORD]@HOST[:PORT]/DB; errc::invalid_argument names the URL
-/// (password hidden). A password may hold '@'; '%XX' escapes are decoded.
-MariaDbUrl parse_mariadb_url(std::string_view url);
+/// The database a ticket server URL without one uses.
+inline constexpr const char* kDefaultTicketDatabase = "idforge";
 
 class MariaDbTicketServer final : public TicketServer {
  public:

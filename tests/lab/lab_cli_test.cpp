@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "idforge/lab/memory_lab.hpp"
+#include "idforge/lab/sim_run.hpp"
 #include "run_command.hpp"
 
 namespace idforge {
@@ -38,6 +39,27 @@ TEST(LabCli, DemoJsonHasTheScoreboardFields) {
   EXPECT_DOUBLE_EQ(v7["leaf_fill"].get<double>(), 1.0);
   EXPECT_EQ(j["results"][1]["kind"], "uuid4");
   EXPECT_EQ(j["results"][1]["leaf_pages"].size(), j["results"][1]["leaves"].get<std::size_t>());
+}
+
+TEST(LabCli, CostReadsTheFillOfABtreeJsonRun) {
+  const auto file =
+      (std::filesystem::temp_directory_path() / "idforge-lab-cli-btree.json").string();
+  const auto run = run_idforge({"lab", "btree", "--kinds", "uuid7,uuid4", "--n", "2e4", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // What the lab wrote, read back by the lab: the same fills the run printed.
+  const lab::SimReport report = lab::sim_report_from_json(run.out);
+  ASSERT_EQ(report.results.size(), 2u);
+  EXPECT_EQ(report.options.n, 20000u);
+  {
+    std::ofstream out(file);
+    out << run.out;
+  }
+  const auto cost = run_idforge({"lab", "cost", "--kinds", "uuid4", "--fill-from", file, "--json"});
+  ASSERT_EQ(cost.exit_code, 0) << cost.err;
+  const auto j = nlohmann::json::parse(cost.out);
+  EXPECT_DOUBLE_EQ(j["results"][0]["leaf_fill"].get<double>(), report.results[1].stats.leaf_fill)
+      << cost.out;
+  std::filesystem::remove(file);
 }
 
 TEST(LabCli, ScaleRunWritesJsonAndAnSvgChart) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "idforge/clock.hpp"
 #include "idforge/server/sim.hpp"
 #include "live_server.hpp"
 
@@ -48,6 +49,22 @@ TEST(SimRoutes, WithoutStartMsARunStartsAtTheServersClock) {
   const json r = json::parse(run->body);
   EXPECT_EQ(r["start_ms"].get<std::int64_t>() % 1000, 0);
   EXPECT_LE(std::abs(r["start_ms"].get<std::int64_t>() - before), 2000);
+}
+
+TEST(SimRoutes, WithoutStartMsARunStartsAtAManualServerClock) {
+  // 2024-05-01T00:00:01.234Z: the run starts at the second it falls in.
+  ManualClock clock(1'714'521'601'234 * 1'000'000);
+  server::ServerConfig config;
+  config.access_log = "off";
+  server::Server srv(config, clock);
+  server::add_sim_routes(srv);
+  const std::string raw =
+      srv.exchange("GET /v1/sim/run?kind=snowflake&count=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto body = raw.find("\r\n\r\n");
+  ASSERT_NE(body, std::string::npos) << raw;
+  const json r = json::parse(raw.substr(body + 4));
+  EXPECT_EQ(r["start_ms"], 1'714'521'601'000);
+  EXPECT_EQ(r["steps"][0]["entry"]["clock_ms"], 1'714'521'601'000);
 }
 
 TEST(SimRoutes, BadQueriesAreProblemsNamingTheValue) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "idforge/lab/btree_sim.hpp"
@@ -40,6 +42,22 @@ struct SimResult {
   /// BTW 2019); averaged over a doubling of the tree it is the steady state, near ln 2.
   double leaf_fill_mean = 0;
 };
+
+/// A workload run for several kinds: what `idforge lab btree --json` writes and
+/// `lab cost --fill-from` reads back.
+struct SimReport {
+  SimOptions options{};
+  std::vector<SimResult> results;  ///< one per kind, in the order run
+};
+
+/// report as JSON text: the options at the top level, and under "results" each kind's
+/// scoreboard, index shape, speeds and its tenths (rows, inserts_per_s, misses_per_insert).
+std::string sim_report_json(const SimReport& report);
+
+/// The report back from sim_report_json() text. A field left out keeps its default (a file
+/// may hold only kind and leaf_fill); one of the wrong type, an unknown kind or text that
+/// is not JSON throws Error(errc::parse_error) naming the field and what it holds.
+SimReport sim_report_from_json(std::string_view text);
 
 /// The index shape for kind under options (capacities from page size and key size unless
 /// overridden). Throws Error(errc::invalid_argument) as BTreeConfig does.

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "idforge/clock.hpp"
+
 namespace idforge::server {
 
 /// Settings of the service. Each field says its default and what makes it invalid.
@@ -67,8 +69,8 @@ void apply_environment(ServerConfig& config);
 
 /// Checks rules between settings: binding beyond loopback requires a token; rate-burst
 /// needs rate-limit; a fixed node and a lease store exclude each other; the layout is
-/// one that can issue now (its time field has not run out).
-void validate(const ServerConfig& config);
+/// one that can issue now on clock (its time field has not run out).
+void validate(const ServerConfig& config, Clock& clock = SystemClock::instance());
 
 /// True for 127.0.0.0/8, ::1 and "localhost".
 bool is_loopback(std::string_view address) noexcept;

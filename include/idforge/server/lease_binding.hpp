@@ -20,7 +20,11 @@ class LeaseBinding {
  public:
   /// Registers kind "snowflake" on server (before bind()) and starts watching gen's keeper
   /// every poll. gen must outlive the binding; the binding must outlive server.run().
+  /// Whether the lease's fence has passed is read on clock: the server's clock here, and
+  /// in the overload below any clock (the generator's, to drive both with one ManualClock).
   LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
   /// Stops watching (the lease itself is released by its generator).
   ~LeaseBinding();
@@ -33,6 +37,7 @@ class LeaseBinding {
  private:
   Server& server_;
   coord::LeasedSnowflakeGenerator& gen_;
+  Clock& clock_;
   std::chrono::milliseconds poll_;
   std::mutex mu_;
   std::condition_variable wake_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "idforge/clock.hpp"
 #include "idforge/server/config.hpp"
 #include "idforge/server/kinds.hpp"
 #include "idforge/server/readiness.hpp"
@@ -26,7 +27,10 @@ class Server {
  public:
   /// Checks config (validate()) and registers the built-in routes: /v1/ids/{kind},
   /// /v1/inspect/{id}, /healthz, /readyz, /metrics and, without a web root, an index at /.
-  explicit Server(ServerConfig config);
+  /// clock is what the server's own time rules read (the rate limiter, the layout check,
+  /// a simulation's default start, a lease's fence); it must outlive the server. Tests pass
+  /// a ManualClock.
+  explicit Server(ServerConfig config, Clock& clock = SystemClock::instance());
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -62,6 +66,8 @@ class Server {
   /// The folder served at /, or empty when the built-in index is served.
   const std::string& web_root() const noexcept;
   const ServerConfig& config() const noexcept;
+  /// The clock the server was given.
+  Clock& clock() const noexcept;
   /// The live metrics (after bind()).
   const Metrics& metrics() const;
 

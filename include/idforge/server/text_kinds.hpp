@@ -9,7 +9,9 @@
 
 namespace idforge::server {
 
-/// Adds kinds "uuid7", "uuid4" and "ulid" to server; clock must outlive it.
-void add_text_kinds(Server& server, Clock& clock = SystemClock::instance());
+/// Adds kinds "uuid7", "uuid4" and "ulid" to server, read on the server's clock.
+void add_text_kinds(Server& server);
+/// The same on another clock; clock must outlive server.
+void add_text_kinds(Server& server, Clock& clock);
 
 }  // namespace idforge::server

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "idforge/error.hpp"
-#include "idforge/server/sim.hpp"
+#include "idforge/lab/page_sim.hpp"
 
-namespace idforge::server {
+namespace idforge::lab {
 namespace {
 
 using nlohmann::json;
@@ -240,4 +240,4 @@ TEST(SimErrors, BadInputsNameTheValueAndTheRule) {
 }
 
 }  // namespace
-}  // namespace idforge::server
+}  // namespace idforge::lab

@@ -9,7 +9,7 @@
 #include "idforge/time_format.hpp"
 #include "idforge/uuid_fields.hpp"
 
-namespace idforge::server::sim {
+namespace idforge::lab::sim {
 namespace {
 
 constexpr std::int64_t kNsPerMs = 1'000'000;
@@ -26,24 +26,24 @@ std::vector<FieldSpec> field_specs(SimKind kind) {
   switch (kind) {
     case SimKind::snowflake: {
       const Layout& l = page_layout();
-      const int sign = 64 - l.time_bits() - l.node_bits() - l.sequence_bits();
+      const int sign = kSnowflakeBits - l.time_bits() - l.node_bits() - l.sequence_bits();
       return {{"sign", "sign", sign},
               {"timestamp", "time", l.time_bits()},
               {"machine id", "machine", l.node_bits()},
               {"sequence", "sequence", l.sequence_bits()}};
     }
     case SimKind::uuid7:
-      return {{"unix_ts_ms", "time", 48},
-              {"ver", "version", 4},
-              {"rand_a", "random", 12},
-              {"var", "variant", 2},
-              {"rand_b", "random", 62}};
+      return {{"unix_ts_ms", "time", kUuidSplitABits},
+              {"ver", "version", kUuidVersionBits},
+              {"rand_a", "random", kUuidSplitBBits},
+              {"var", "variant", kUuidVariantBits},
+              {"rand_b", "random", kUuidSplitCBits}};
     case SimKind::uuid4:
-      return {{"random_a", "random", 48},
-              {"ver", "version", 4},
-              {"random_b", "random", 12},
-              {"var", "variant", 2},
-              {"random_c", "random", 62}};
+      return {{"random_a", "random", kUuidSplitABits},
+              {"ver", "version", kUuidVersionBits},
+              {"random_b", "random", kUuidSplitBBits},
+              {"var", "variant", kUuidVariantBits},
+              {"random_c", "random", kUuidSplitCBits}};
   }
   return {};
 }
@@ -81,7 +81,7 @@ nlohmann::json layout_json(SimKind kind) {
 std::string bits_of(const Entry& e, SimKind kind) {
   std::string out;
   auto put = [&out](std::uint64_t v) {
-    for (int i = 63; i >= 0; --i) out += ((v >> i) & 1) ? '1' : '0';
+    for (int i = kSnowflakeBits - 1; i >= 0; --i) out += ((v >> i) & 1) ? '1' : '0';
   };
   if (kind == SimKind::snowflake) {
     put(e.snowflake);
@@ -117,9 +117,14 @@ nlohmann::json fields_of(const Entry& e, SimKind kind) {
       const UuidV7Fields f = decompose_v7(e.uuid);
       set(0, std::to_string(f.unix_ms), format_iso8601_ms(static_cast<std::int64_t>(f.unix_ms)));
       set(1, std::to_string(e.uuid.version()), "version 7");
-      set(2, hex(f.rand_a), "idforge: top 12 bits of a 42-bit counter seeded at random each ms");
+      set(2, hex(f.rand_a),
+          fmt::format("idforge: top {} bits of a {}-bit counter seeded at random each ms",
+                      kUuidSplitBBits, UuidV7Stamp::kCounterBits));
       set(3, "10", "RFC 9562 variant");
-      set(4, hex(f.rand_b), "30 more counter bits, then 32 fresh random bits");
+      set(4, hex(f.rand_b),
+          fmt::format("{} more counter bits, then {} fresh random bits",
+                      UuidV7Stamp::kCounterInRandB,
+                      kUuidSplitCBits - UuidV7Stamp::kCounterInRandB));
       break;
     }
     case SimKind::uuid4: {
@@ -337,4 +342,4 @@ nlohmann::json World::tree_json(std::size_t max_leaves) const {
             {"leaf_fill", s.leaf_fill}}}};
 }
 
-}  // namespace idforge::server::sim
+}  // namespace idforge::lab::sim

@@ -3,25 +3,30 @@
 // ID is inserted into, numbered in creation order. World time advances 1 ms per request;
 // a machine's clock reads world time plus its offset (an operator's step back); when a
 // generator waits, its clock jumps and the world moves on with it.
-// Private to the server target.
+// Private to the lab target; the public face is idforge/lab/page_sim.hpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "idforge/clock.hpp"
 #include "idforge/lab/btree_sim.hpp"
-#include "idforge/server/sim.hpp"
+#include "idforge/lab/page_sim.hpp"
 #include "idforge/snowflake_generator.hpp"
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_generator.hpp"
 
-namespace idforge::server::sim {
+namespace idforge::lab::sim {
+
+/// Bits of a Snowflake and of a UUID, as the page's bars draw them.
+inline constexpr int kSnowflakeBits = std::numeric_limits<std::uint64_t>::digits;
+inline constexpr int kUuidBits = static_cast<int>(sizeof(Uuid::Bytes)) * 8;
 
 /// Keys a leaf page holds in the page's tree.
 inline constexpr std::uint32_t kLeafKeys = 4;
@@ -112,4 +117,4 @@ nlohmann::json fields_of(const Entry& e, SimKind kind);
 /// The ID as the page prints it: decimal for Snowflake, canonical text for UUIDs.
 std::string text_of(const Entry& e, SimKind kind);
 
-}  // namespace idforge::server::sim
+}  // namespace idforge::lab::sim

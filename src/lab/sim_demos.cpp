@@ -12,7 +12,7 @@
 #include "idforge/snowflake.hpp"
 #include "sim_world.hpp"
 
-namespace idforge::server {
+namespace idforge::lab {
 namespace {
 
 using nlohmann::json;
@@ -28,8 +28,8 @@ void check_start(std::int64_t start_ms) {
     throw Error(
         errc::invalid_argument,
         fmt::format(
-            "start_ms={} must be from {} to {} (Unix ms within the Twitter layout's 41-bit time)",
-            start_ms, sim_min_start_ms(), sim_max_start_ms()));
+            "start_ms={} must be from {} to {} (Unix ms within the Twitter layout's {}-bit time)",
+            start_ms, sim_min_start_ms(), sim_max_start_ms(), sim::page_layout().time_bits()));
 }
 
 json tree_entry(const World& w, const char* title, std::size_t max_leaves = 0) {
@@ -185,7 +185,7 @@ json trials(SimKind kind, unsigned keys, std::int64_t start_ms) {
   for (int r = 0; r < kTrialRuns; ++r) {
     World w(kind, start_ms);
     take_turns(w, keys);
-    const lab::BTreeStats s = w.tree().stats();
+    const BTreeStats s = w.tree().stats();
     ++histogram[s.splits()];
     splits += static_cast<double>(s.splits());
     writes += static_cast<double>(s.page_writes);
@@ -249,7 +249,7 @@ std::string sim_layouts_json() {
   const std::pair<SimKind, const char*> kinds[] = {
       {SimKind::snowflake, "Snowflake"}, {SimKind::uuid7, "UUIDv7"}, {SimKind::uuid4, "UUIDv4"}};
   for (const auto& [kind, title] : kinds) {
-    const int bits = kind == SimKind::snowflake ? 64 : 128;
+    const int bits = kind == SimKind::snowflake ? sim::kSnowflakeBits : sim::kUuidBits;
     layouts.push_back({{"kind", sim_kind_name(kind)},
                        {"title", title},
                        {"bits", bits},
@@ -304,4 +304,4 @@ std::string sim_demo_json(int demo, std::int64_t start_ms) {
   return out.dump();
 }
 
-}  // namespace idforge::server
+}  // namespace idforge::lab
