@@ -59,11 +59,18 @@ void BM_StdSet(benchmark::State& state, KeyKind kind) {
 
 constexpr int kKeys = 2'000'000;
 BENCHMARK_CAPTURE(BM_StdSet, uuid4, KeyKind::uuid4)->Arg(kKeys)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_BTreeSim, snowflake, KeyKind::snowflake)->Arg(kKeys)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BTreeSim, snowflake, KeyKind::snowflake)
+    ->Arg(kKeys)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BTreeSim, uuid7, KeyKind::uuid7)->Arg(kKeys)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_BTreeSim, uuid4, KeyKind::uuid4)->Arg(kKeys)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_BTreeSim, uuid4_10M, KeyKind::uuid4)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(BM_BTreeSimPool, uuid4_pool1000, KeyKind::uuid4)->Arg(kKeys)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_BTreeSim, uuid4_10M, KeyKind::uuid4)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_BTreeSimPool, uuid4_pool1000, KeyKind::uuid4)
+    ->Arg(kKeys)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

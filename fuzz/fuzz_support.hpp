@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#define IDFORGE_FUZZ_CHECK(cond)                                                   \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
+#define IDFORGE_FUZZ_CHECK(cond)                                                             \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                \
-    }                                                                              \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 inline std::string_view as_text(const unsigned char* data, std::size_t size) {

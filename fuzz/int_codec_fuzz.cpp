@@ -6,8 +6,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {
   const std::string_view text = as_text(data, size);
-  for (auto e : {idforge::IntEncoding::decimal, idforge::IntEncoding::hex, idforge::IntEncoding::base32,
-                 idforge::IntEncoding::base62}) {
+  for (auto e : {idforge::IntEncoding::decimal, idforge::IntEncoding::hex,
+                 idforge::IntEncoding::base32, idforge::IntEncoding::base62}) {
     try {
       const std::uint64_t v = idforge::decode_u64(text, e);
       IDFORGE_FUZZ_CHECK(idforge::decode_u64(idforge::encode_u64(v, e), e) == v);
@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   if (size >= 8) {  // and every value round-trips through every encoding
     std::uint64_t v = 0;
     for (int i = 0; i < 8; ++i) v = v << 8 | data[i];
-    for (auto e : {idforge::IntEncoding::decimal, idforge::IntEncoding::hex, idforge::IntEncoding::base32,
-                   idforge::IntEncoding::base62})
+    for (auto e : {idforge::IntEncoding::decimal, idforge::IntEncoding::hex,
+                   idforge::IntEncoding::base32, idforge::IntEncoding::base62})
       IDFORGE_FUZZ_CHECK(idforge::decode_u64(idforge::encode_u64(v, e), e) == v);
   }
   return 0;

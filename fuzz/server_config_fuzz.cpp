@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
       idforge::server::apply_setting(config, line.substr(0, eq), line.substr(eq + 1));
     } catch (const idforge::Error& e) {
       IDFORGE_FUZZ_CHECK(std::string_view(e.what()).find("setting") != std::string_view::npos ||
-                         e.code() == idforge::errc::invalid_argument || e.code() == idforge::errc::parse_error);
+                         e.code() == idforge::errc::invalid_argument ||
+                         e.code() == idforge::errc::parse_error);
     }
   }
   try {

@@ -11,15 +11,16 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   static const Router router = [] {
     Router r;
     const Handler h = [](const Request&) { return Response{}; };
-    for (const char* p : {"/v1/ids/{kind}", "/v1/inspect/{id}", "/v1/sequences/{name}", "/healthz", "/readyz",
-                          "/metrics", "/v1/sim/demo/{n}", "/v1/sim/run"})
+    for (const char* p : {"/v1/ids/{kind}", "/v1/inspect/{id}", "/v1/sequences/{name}", "/healthz",
+                          "/readyz", "/metrics", "/v1/sim/demo/{n}", "/v1/sim/run"})
       r.add("GET", p, h);
     r.add("POST", "/v1/sim/run", h);
     return r;
   }();
   const std::string_view text = as_text(data, size);
   const std::size_t sp = text.find(' ');
-  const std::string_view method = text.substr(0, sp), path = sp == std::string_view::npos ? "" : text.substr(sp + 1);
+  const std::string_view method = text.substr(0, sp),
+                         path = sp == std::string_view::npos ? "" : text.substr(sp + 1);
   const Router::Match m = router.match(method, path);
   if (m.route != nullptr) {
     IDFORGE_FUZZ_CHECK(m.route->method == method || (method == "HEAD" && m.route->method == "GET"));

@@ -22,11 +22,11 @@ struct InspectField {
 
 /// What inspect() found.
 struct Inspection {
-  std::string kind;                   ///< "snowflake", "uuid", "ulid", ...
-  std::string input;                  ///< the text as given
-  std::string canonical;              ///< the ID in its canonical text form
-  std::optional<std::int64_t> unix_ms;///< embedded creation time, if the kind has one
-  std::vector<InspectField> fields;   ///< decoded fields, most significant first
+  std::string kind;                     ///< "snowflake", "uuid", "ulid", ...
+  std::string input;                    ///< the text as given
+  std::string canonical;                ///< the ID in its canonical text form
+  std::optional<std::int64_t> unix_ms;  ///< embedded creation time, if the kind has one
+  std::vector<InspectField> fields;     ///< decoded fields, most significant first
   /// The field named name, or nullptr.
   const InspectField* field(std::string_view name) const noexcept;
 };

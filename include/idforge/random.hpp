@@ -60,7 +60,8 @@ inline void random_fill(void* out, std::size_t n) noexcept {
   // out-of-bounds copy on a path that large requests never take.
   if (n <= kRandomBufferBytes && n <= t_random_stream.avail &&
       t_random_stream.epoch == detail::fork_epoch()) [[likely]] {
-    unsigned char* p = t_random_stream.block + sizeof(t_random_stream.block) - t_random_stream.avail;
+    unsigned char* p =
+        t_random_stream.block + sizeof(t_random_stream.block) - t_random_stream.avail;
     std::memcpy(out, p, n);
     std::memset(p, 0, n);  // wipe what was handed out (forward secrecy)
     t_random_stream.avail -= static_cast<std::uint32_t>(n);

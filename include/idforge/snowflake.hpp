@@ -38,8 +38,8 @@ class Snowflake {
 Snowflake compose(const Layout& layout, const SnowflakeParts& parts);
 
 /// Packs without checks; for generators that already hold valid fields.
-inline std::uint64_t compose_unchecked(const Layout& layout, std::uint64_t tick,
-                                          std::uint64_t node, std::uint64_t sequence) noexcept {
+inline std::uint64_t compose_unchecked(const Layout& layout, std::uint64_t tick, std::uint64_t node,
+                                       std::uint64_t sequence) noexcept {
   return (tick << layout.time_shift()) | (node << layout.node_shift()) |
          (sequence << layout.sequence_shift());
 }

@@ -33,14 +33,17 @@ bool retryable(int grpc_code, const std::string& message) {
 
 }  // namespace
 
-EtcdClient::EtcdClient(std::vector<Endpoint> endpoints, std::int64_t timeout_ms, std::string store_url)
+EtcdClient::EtcdClient(std::vector<Endpoint> endpoints, std::int64_t timeout_ms,
+                       std::string store_url)
     : endpoints_(std::move(endpoints)), timeout_ms_(timeout_ms), store_url_(std::move(store_url)) {
   global_init();
   curl_ = curl_easy_init();
   if (!curl_) throw LeaseError(LeaseFailure::rejected, store_url_, "curl_easy_init failed");
 }
 
-EtcdClient::~EtcdClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+EtcdClient::~EtcdClient() {
+  curl_easy_cleanup(static_cast<CURL*>(curl_));
+}
 
 std::string EtcdClient::current() const {
   return endpoints_[current_].host + ":" + std::to_string(endpoints_[current_].port);
@@ -62,7 +65,8 @@ bool EtcdClient::attempt(std::size_t member, const std::string& path, const std:
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &response);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM in a multithreaded process
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms_));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min<std::int64_t>(timeout_ms_, 1000)));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::min<std::int64_t>(timeout_ms_, 1000)));
   const CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   const std::string where = ep.host + ":" + std::to_string(ep.port);
@@ -75,7 +79,8 @@ bool EtcdClient::attempt(std::size_t member, const std::string& path, const std:
   // keepalive streams one JSON object per line; the first is the answer.
   out = nlohmann::json::parse(response.substr(0, response.find('\n')), nullptr, false);
   if (out.is_discarded() || !out.is_object()) {
-    why = where + ": HTTP " + std::to_string(status) + " with a body that is not JSON: " + response.substr(0, 200);
+    why = where + ": HTTP " + std::to_string(status) +
+          " with a body that is not JSON: " + response.substr(0, 200);
     if (status >= 500 || status == 0) return false;
     throw LeaseError(LeaseFailure::rejected, store_url_, "etcd at " + why);
   }
@@ -85,8 +90,10 @@ bool EtcdClient::attempt(std::size_t member, const std::string& path, const std:
   const nlohmann::json err = out.contains("error") && out["error"].is_object() ? out["error"] : out;
   if (out.contains("error") || status != 200) {
     std::string message = "HTTP " + std::to_string(status);
-    if (err.contains("message") && err["message"].is_string()) message = err["message"].get<std::string>();
-    else if (err.contains("error") && err["error"].is_string()) message = err["error"].get<std::string>();
+    if (err.contains("message") && err["message"].is_string())
+      message = err["message"].get<std::string>();
+    else if (err.contains("error") && err["error"].is_string())
+      message = err["error"].get<std::string>();
     int code = 0;
     for (const char* k : {"code", "grpc_code"})
       if (err.contains(k) && err[k].is_number_integer()) code = err[k].get<int>();
@@ -128,9 +135,10 @@ std::string EtcdClient::encode64(std::string_view bytes) {
 std::string EtcdClient::decode64(std::string_view text) const {
   std::string out(text.size() / 4 * 3 + 3, '\0');
   std::size_t len = 0;
-  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(), text.size(),
-                        nullptr, &len, nullptr, sodium_base64_VARIANT_ORIGINAL) != 0)
-    throw LeaseError(LeaseFailure::rejected, store_url_, "etcd sent invalid base64: " + std::string(text.substr(0, 80)));
+  if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(),
+                        text.size(), nullptr, &len, nullptr, sodium_base64_VARIANT_ORIGINAL) != 0)
+    throw LeaseError(LeaseFailure::rejected, store_url_,
+                     "etcd sent invalid base64: " + std::string(text.substr(0, 80)));
   out.resize(len);
   return out;
 }

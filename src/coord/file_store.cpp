@@ -75,7 +75,7 @@ void on_fork_child_drop_locks() noexcept {
     const int v = slot.load(std::memory_order_relaxed);
     if (v == 0) continue;
     if (g_dev_null >= 0) dup2(g_dev_null, v - 1);  // async-signal-safe, atomic per number
-    slot.store(0, std::memory_order_relaxed);  // the child's numbers may be reused later
+    slot.store(0, std::memory_order_relaxed);      // the child's numbers may be reused later
   }
 }
 

@@ -20,14 +20,17 @@ inline void cpu_relax() noexcept {
 constexpr std::int64_t kSpinTailNs = 100'000;
 
 void sleep_until(std::int64_t unix_ns) noexcept {
-  timespec ts{static_cast<time_t>(unix_ns / 1'000'000'000), static_cast<long>(unix_ns % 1'000'000'000)};
+  timespec ts{static_cast<time_t>(unix_ns / 1'000'000'000),
+              static_cast<long>(unix_ns % 1'000'000'000)};
   while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
 
 }  // namespace
 
-std::int64_t SystemClock::now_ns() noexcept { return realtime_ns(); }
+std::int64_t SystemClock::now_ns() noexcept {
+  return realtime_ns();
+}
 
 void SystemClock::wait_until_ns(std::int64_t unix_ns) noexcept {
   std::int64_t now = now_ns();

@@ -17,7 +17,8 @@ constexpr std::array<signed char, 256> make_crockford_table() {
   for (int i = 0; i < 32; ++i) {
     t[static_cast<unsigned char>(kCrockford[i])] = static_cast<signed char>(i);
     const char c = kCrockford[i];
-    if (c >= 'A' && c <= 'Z') t[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<signed char>(i);
+    if (c >= 'A' && c <= 'Z')
+      t[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<signed char>(i);
   }
   t['I'] = t['i'] = t['L'] = t['l'] = 1;
   t['O'] = t['o'] = 0;
@@ -26,7 +27,8 @@ constexpr std::array<signed char, 256> make_crockford_table() {
 constexpr std::array<signed char, 256> make_table(const char* alphabet, int n) {
   std::array<signed char, 256> t{};
   for (auto& v : t) v = -1;
-  for (int i = 0; i < n; ++i) t[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+  for (int i = 0; i < n; ++i)
+    t[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
   return t;
 }
 constexpr auto kCrockfordTable = make_crockford_table();
@@ -45,7 +47,8 @@ std::string printable(char c) {
   return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
 }
 
-[[noreturn]] void fail(IntEncoding e, std::string_view text, std::size_t pos, const std::string& why) {
+[[noreturn]] void fail(IntEncoding e, std::string_view text, std::size_t pos,
+                       const std::string& why) {
   throw ParseError(std::string(to_string(e)) + " ID", text, pos, why);
 }
 
@@ -55,8 +58,10 @@ std::uint64_t decode_digits(std::string_view text, std::string_view digits, std:
   if (digits.empty()) fail(e, text, offset, "no digits");
   if (digits.size() > max_len)
     fail(e, text, offset + max_len,
-         "too long: " + std::to_string(digits.size()) + " characters, at most " + std::to_string(max_len));
-  if (e == IntEncoding::base32 && digits.size() == 13 && kCrockfordTable[static_cast<unsigned char>(digits[0])] > 15 )
+         "too long: " + std::to_string(digits.size()) + " characters, at most " +
+             std::to_string(max_len));
+  if (e == IntEncoding::base32 && digits.size() == 13 &&
+      kCrockfordTable[static_cast<unsigned char>(digits[0])] > 15)
     fail(e, text, offset, "first of 13 characters is at most 'F': more would need 65 bits");
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -64,7 +69,9 @@ std::uint64_t decode_digits(std::string_view text, std::string_view digits, std:
     if (d < 0)
       fail(e, text, offset + i,
            printable(digits[i]) + " is not a " + alphabet_name +
-               (e == IntEncoding::base32 && (digits[i] == 'U' || digits[i] == 'u') ? " (Crockford excludes U)" : ""));
+               (e == IntEncoding::base32 && (digits[i] == 'U' || digits[i] == 'u')
+                    ? " (Crockford excludes U)"
+                    : ""));
     if (v > (~std::uint64_t{0} - static_cast<unsigned>(d)) / base)
       fail(e, text, offset + i, "value exceeds 2^64-1");
     v = v * base + static_cast<unsigned>(d);
@@ -84,10 +91,14 @@ IntEncoding parse_int_encoding(std::string_view name) {
 
 const char* to_string(IntEncoding e) noexcept {
   switch (e) {
-    case IntEncoding::decimal: return "decimal";
-    case IntEncoding::hex: return "hex";
-    case IntEncoding::base32: return "base32";
-    case IntEncoding::base62: return "base62";
+    case IntEncoding::decimal:
+      return "decimal";
+    case IntEncoding::hex:
+      return "hex";
+    case IntEncoding::base32:
+      return "base32";
+    case IntEncoding::base62:
+      return "base62";
   }
   return "?";
 }
@@ -104,7 +115,8 @@ char* encode_base62_u64(std::uint64_t v, char* out) noexcept {
 
 std::string encode_u64(std::uint64_t v, IntEncoding e) {
   switch (e) {
-    case IntEncoding::decimal: return std::to_string(v);
+    case IntEncoding::decimal:
+      return std::to_string(v);
     case IntEncoding::hex: {
       std::string s(16, '0');
       static const char* hex = "0123456789abcdef";

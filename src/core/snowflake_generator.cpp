@@ -177,8 +177,9 @@ struct SnowflakeCalls {
   // begins further away than the policy allows (a day-long tick would otherwise block the
   // caller, uninterruptibly, for up to a day). Why::none: go ahead and wait.
   static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms) noexcept {
-    const std::int64_t now_ns =
-        now_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000 ? until_ns : now_ms * 1'000'000;
+    const std::int64_t now_ns = now_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000
+                                    ? until_ns
+                                    : now_ms * 1'000'000;
     const std::int64_t wait_ms = until_ns > now_ns ? (until_ns - now_ns + 999'999) / 1'000'000 : 0;
     if (wait_ms <= g.policy_.max_sequence_wait_ms) return refused(Why::none, now_ms);
     Claim c = refused(Why::sequence_wait, now_ms);
@@ -316,8 +317,10 @@ struct SnowflakeCalls {
         throw Error(errc::counter_exhausted,
                     "layout '" + g.layout_.name() + "': the " +
                         std::to_string(g.sequence_mask_ + 1) + " IDs of this " +
-                        std::to_string(g.tick_ms_) + " ms tick are used up and the next tick "
-                        "begins in " + std::to_string(c.wait_ms) +
+                        std::to_string(g.tick_ms_) +
+                        " ms tick are used up and the next tick "
+                        "begins in " +
+                        std::to_string(c.wait_ms) +
                         " ms, more than the policy waits (max_sequence_wait_ms = " +
                         std::to_string(g.policy_.max_sequence_wait_ms) +
                         "), so nothing was issued; call again after that");
@@ -351,9 +354,8 @@ BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, s
     throw Error(errc::invalid_argument,
                 "policy: max_backward_wait_ms (" + std::to_string(policy.max_backward_wait_ms) +
                     "), max_borrow_ms (" + std::to_string(policy.max_borrow_ms) +
-                    ") and max_sequence_wait_ms (" +
-                    std::to_string(policy.max_sequence_wait_ms) + ") must be in 0.." +
-                    std::to_string(kMaxPolicyMs) + " (a day)");
+                    ") and max_sequence_wait_ms (" + std::to_string(policy.max_sequence_wait_ms) +
+                    ") must be in 0.." + std::to_string(kMaxPolicyMs) + " (a day)");
   const std::int64_t now_ms = clock_.now_ms();
   Layout::make(layout.fields(), now_ms);  // rejects an epoch after this clock's now
   layout.check_node(node);

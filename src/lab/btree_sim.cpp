@@ -14,7 +14,9 @@ struct Entry {
   std::uint64_t created;
 };
 
-std::string fmt_key(const Key128& k) { return to_hex(k); }
+std::string fmt_key(const Key128& k) {
+  return to_hex(k);
+}
 
 }  // namespace
 
@@ -23,7 +25,8 @@ std::string fmt_key(const Key128& k) { return to_hex(k); }
 
 BTreeConfig BTreeConfig::for_page(std::uint32_t page_bytes, std::uint32_t key_bytes,
                                   std::uint32_t entry_overhead, std::uint32_t child_pointer_bytes) {
-  if (key_bytes == 0) throw Error(errc::invalid_argument, "key size is 0 bytes: must be at least 1");
+  if (key_bytes == 0)
+    throw Error(errc::invalid_argument, "key size is 0 bytes: must be at least 1");
   const std::uint64_t entry = std::uint64_t{key_bytes} + entry_overhead;
   if (page_bytes / entry < 2)
     throw Error(errc::invalid_argument,
@@ -160,7 +163,8 @@ void BTreeSim::split_leaf(std::uint32_t leaf, const Key128& key, std::uint64_t c
     const std::size_t base = std::size_t{leaf} * cap;
     auto& tmp = scratch_;
     tmp.resize(cap + 1);
-    for (std::uint32_t i = 0; i < cap; ++i) tmp[i] = {keys_[base + i], rec ? created_[base + i] : 0};
+    for (std::uint32_t i = 0; i < cap; ++i)
+      tmp[i] = {keys_[base + i], rec ? created_[base + i] : 0};
     tmp[cap] = {key, created};
     // Right edge: keep the configured share; elsewhere the lower half (rounded up) stays.
     const std::uint32_t left_n = right_edge ? keep_on_right_edge_leaf_ : (cap + 2) / 2;
@@ -326,7 +330,8 @@ void BTreeSim::check_node(std::uint32_t node, int level, const Key128* lo, const
       problems.push_back("separator " + fmt_key(in.seps[i]) + " of interior page " +
                          std::to_string(node) + " lies outside its parent's range");
     if (i > 0 && !(in.seps[i - 1] < in.seps[i]))
-      problems.push_back("separators of interior page " + std::to_string(node) + " are not ascending");
+      problems.push_back("separators of interior page " + std::to_string(node) +
+                         " are not ascending");
   }
   for (std::size_t i = 0; i < in.child.size(); ++i) {
     const Key128* clo = i == 0 ? lo : &in.seps[i - 1];
@@ -363,8 +368,7 @@ std::vector<std::string> BTreeSim::check() const {
                        std::to_string(interior_splits_) + " interior splits at height " +
                        std::to_string(height_));
   if (page_writes_ != inserts_ + 2 * (leaf_splits_ + interior_splits_))
-    problems.push_back("page writes " + std::to_string(page_writes_) +
-                       " != inserts + 2 * splits");
+    problems.push_back("page writes " + std::to_string(page_writes_) + " != inserts + 2 * splits");
   return problems;
 }
 

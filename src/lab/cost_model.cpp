@@ -13,13 +13,16 @@ std::vector<CostInput> seed_cost_inputs() {
 }
 
 std::vector<CostRow> cost_table(const std::vector<CostInput>& inputs, const CostOptions& o) {
-  if (!(o.rows >= 1)) throw Error(errc::invalid_argument, "rows " + std::to_string(o.rows) + ": must be at least 1");
-  if (o.copies == 0) throw Error(errc::invalid_argument, "copies 0: the primary key itself is one copy");
+  if (!(o.rows >= 1))
+    throw Error(errc::invalid_argument, "rows " + std::to_string(o.rows) + ": must be at least 1");
+  if (o.copies == 0)
+    throw Error(errc::invalid_argument, "copies 0: the primary key itself is one copy");
   std::vector<CostRow> rows;
   for (const CostInput& in : inputs) {
     if (!(in.fill > 0 && in.fill <= 1))
       throw Error(errc::invalid_argument, "fill " + std::to_string(in.fill) + " for " +
-                                              std::string(info(in.kind).name) + ": must be above 0 and at most 1");
+                                              std::string(info(in.kind).name) +
+                                              ": must be above 0 and at most 1");
     CostRow r;
     r.input = in;
     r.raw_bytes = static_cast<double>(info(in.kind).key_bytes) * o.copies * o.rows;

@@ -24,9 +24,12 @@ std::string key_literal(KeyKind kind, const Key128& key, bool uuid_type_quoted) 
 
 std::string_view engine_name(DbEngine e) noexcept {
   switch (e) {
-    case DbEngine::sqlite: return "sqlite";
-    case DbEngine::postgres: return "postgres";
-    case DbEngine::mariadb: return "mariadb";
+    case DbEngine::sqlite:
+      return "sqlite";
+    case DbEngine::postgres:
+      return "postgres";
+    case DbEngine::mariadb:
+      return "mariadb";
   }
   return "?";
 }
@@ -55,15 +58,23 @@ DbConnection DbConnection::from_environment() {
 
 DbRunResult run_db_bench(const DbRunOptions& o) {
   if (o.rows < 10)
-    throw Error(errc::invalid_argument, "rows " + std::to_string(o.rows) + ": need at least 10 (one per tenth)");
+    throw Error(errc::invalid_argument,
+                "rows " + std::to_string(o.rows) + ": need at least 10 (one per tenth)");
   if (o.batch == 0 || o.batch > 100'000)
-    throw Error(errc::invalid_argument, "batch " + std::to_string(o.batch) + ": must be 1..100000 rows");
+    throw Error(errc::invalid_argument,
+                "batch " + std::to_string(o.batch) + ": must be 1..100000 rows");
   if (o.kinds.empty()) throw Error(errc::invalid_argument, "no key kinds to run");
   std::unique_ptr<detail::DbDriver> db;
   switch (o.engine) {
-    case DbEngine::sqlite: db = detail::make_sqlite_driver(o.connection, o.keep_tables); break;
-    case DbEngine::postgres: db = detail::make_postgres_driver(o.connection); break;
-    case DbEngine::mariadb: db = detail::make_mariadb_driver(o.connection); break;
+    case DbEngine::sqlite:
+      db = detail::make_sqlite_driver(o.connection, o.keep_tables);
+      break;
+    case DbEngine::postgres:
+      db = detail::make_postgres_driver(o.connection);
+      break;
+    case DbEngine::mariadb:
+      db = detail::make_mariadb_driver(o.connection);
+      break;
   }
   DbRunResult run;
   run.engine = o.engine;
@@ -78,8 +89,9 @@ DbRunResult run_db_bench(const DbRunOptions& o) {
     r.kind = kind;
     r.column_type = db->column_type(kind);
     db->create_table(kind, table);
-    if (o.progress) o.progress(std::string(engine_name(o.engine)) + ": " + std::string(info(kind).name) + ", " +
-                               std::to_string(o.rows) + " rows");
+    if (o.progress)
+      o.progress(std::string(engine_name(o.engine)) + ": " + std::string(info(kind).name) + ", " +
+                 std::to_string(o.rows) + " rows");
     const auto wal0 = db->wal_position();
     const auto fpi0 = db->full_page_images();
     std::vector<Key128> buf(o.batch);

@@ -26,9 +26,13 @@ std::string accepted_names() {
 
 }  // namespace
 
-const KeyKindInfo& info(KeyKind kind) noexcept { return kInfos[static_cast<std::size_t>(kind)]; }
+const KeyKindInfo& info(KeyKind kind) noexcept {
+  return kInfos[static_cast<std::size_t>(kind)];
+}
 
-std::span<const KeyKind> all_key_kinds() noexcept { return kAll; }
+std::span<const KeyKind> all_key_kinds() noexcept {
+  return kAll;
+}
 
 KeyKind parse_key_kind(std::string_view name) {
   if (name == "uuid4-text") return KeyKind::uuid4_text;
@@ -44,15 +48,15 @@ std::vector<KeyKind> parse_key_kinds(std::string_view list) {
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = list.find(',', start);
-    const std::string_view item =
-        list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view item = list.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (item.empty())
-      throw Error(errc::invalid_argument,
-                  "empty key kind in list '" + std::string(list) + "': expected e.g. snowflake,uuid7,uuid4");
+      throw Error(errc::invalid_argument, "empty key kind in list '" + std::string(list) +
+                                              "': expected e.g. snowflake,uuid7,uuid4");
     const KeyKind k = parse_key_kind(item);
     if (std::find(kinds.begin(), kinds.end(), k) != kinds.end())
-      throw Error(errc::invalid_argument, "key kind '" + std::string(item) + "' appears twice in '" +
-                                              std::string(list) + "'");
+      throw Error(errc::invalid_argument, "key kind '" + std::string(item) +
+                                              "' appears twice in '" + std::string(list) + "'");
     kinds.push_back(k);
     if (comma == std::string_view::npos) break;
     start = comma + 1;

@@ -32,7 +32,8 @@ SimResult run_simulation(KeyKind kind, const SimOptions& o) {
   for (int step = 1; step <= 100; ++step) {
     const std::uint64_t end = o.n * static_cast<std::uint64_t>(step) / 100;
     while (done < end) {
-      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(end - done, buf.size()));
+      const std::size_t m =
+          static_cast<std::size_t>(std::min<std::uint64_t>(end - done, buf.size()));
       source->fill(std::span(buf.data(), m));
       const auto t0 = clock::now();
       tree.insert(buf.data(), m);
@@ -49,7 +50,8 @@ SimResult run_simulation(KeyKind kind, const SimOptions& o) {
     r.insert_seconds += tenth_seconds;
     r.tenth_end.push_back(done);
     r.tenth_inserts_per_s.push_back(tenth_seconds > 0 ? count / tenth_seconds : 0);
-    r.tenth_miss_rate.push_back(count > 0 ? static_cast<double>(now.pool_misses - misses0) / count : 0);
+    r.tenth_miss_rate.push_back(count > 0 ? static_cast<double>(now.pool_misses - misses0) / count
+                                          : 0);
     misses0 = now.pool_misses;
     tenth_start = done;
     tenth_seconds = 0;

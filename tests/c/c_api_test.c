@@ -358,7 +358,8 @@ static void test_bad_buffers_and_lengths(void) {
   CHECK_MESSAGE_HAS("idforge_uuid_parse: len ");
   CHECK_STATUS(idforge_ulid_parse("abc", SIZE_MAX, &l), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("idforge_ulid_parse: len ");
-  CHECK_STATUS(idforge_inspect_json("abc", SIZE_MAX, NULL, NULL, 0, NULL), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_inspect_json("abc", SIZE_MAX, NULL, NULL, 0, NULL),
+               IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("idforge_inspect_json: len ");
 }
 

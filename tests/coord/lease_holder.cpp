@@ -35,9 +35,10 @@ int main(int argc, char** argv) {
   try {
     coord::LeasedSnowflakeGenerator gen(coord::open_lease_store(url), layout);
     const coord::Lease& l = gen.keeper().acquired();
-    std::printf("node %llu mark %lld since %lld wait %lld\n", static_cast<unsigned long long>(l.node),
-                static_cast<long long>(l.high_water_unix_ms), static_cast<long long>(l.since_unix_ms),
-                static_cast<long long>(gen.start_wait_ms()));
+    std::printf(
+        "node %llu mark %lld since %lld wait %lld\n", static_cast<unsigned long long>(l.node),
+        static_cast<long long>(l.high_water_unix_ms), static_cast<long long>(l.since_unix_ms),
+        static_cast<long long>(gen.start_wait_ms()));
     std::fflush(stdout);
     if (wait_stdin) {
       char c;
@@ -57,8 +58,8 @@ int main(int argc, char** argv) {
       } catch (const Error& e) {
         if (write(out, buf.data(), buf.size()) < 0) return 4;
         const auto* le = dynamic_cast<const coord::LeaseError*>(&e);
-        std::printf("error %d %s %s\n", static_cast<int>(e.code()), le ? coord::to_string(le->reason()) : "-",
-                    e.what());
+        std::printf("error %d %s %s\n", static_cast<int>(e.code()),
+                    le ? coord::to_string(le->reason()) : "-", e.what());
         std::fflush(stdout);
         return 3;
       }
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     if (write(out, buf.data(), buf.size()) < 0) return 4;
     const auto st = gen.keeper().status();
     std::printf("done %llu %llu %llu\n", static_cast<unsigned long long>(issued),
-                static_cast<unsigned long long>(st.renewals), static_cast<unsigned long long>(st.failures));
+                static_cast<unsigned long long>(st.renewals),
+                static_cast<unsigned long long>(st.failures));
   } catch (const Error& e) {
     std::printf("error %d - %s\n", static_cast<int>(e.code()), e.what());
     return 3;

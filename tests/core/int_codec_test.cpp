@@ -9,7 +9,8 @@
 namespace idforge {
 namespace {
 
-constexpr IntEncoding kAll[] = {IntEncoding::decimal, IntEncoding::hex, IntEncoding::base32, IntEncoding::base62};
+constexpr IntEncoding kAll[] = {IntEncoding::decimal, IntEncoding::hex, IntEncoding::base32,
+                                IntEncoding::base62};
 
 TEST(IntCodec, RoundTripsExtremesAndRandomValues) {
   std::mt19937_64 rng(42);  // test data only, not ID randomness

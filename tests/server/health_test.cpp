@@ -34,7 +34,8 @@ TEST(Health, ReadyzFollowsTheReadinessSourceDownAndBack) {
   r = c.Get("/readyz");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
-  EXPECT_NE(json::parse(r->body)["detail"].get<std::string>().find("lease store unreachable"), std::string::npos);
+  EXPECT_NE(json::parse(r->body)["detail"].get<std::string>().find("lease store unreachable"),
+            std::string::npos);
   auto ids = c.Get("/v1/ids/snowflake");
   ASSERT_TRUE(ids);
   EXPECT_EQ(ids->status, 503);
@@ -61,15 +62,15 @@ TEST(Health, MetricsCountIdsRequestsLatencyAndClockEvents) {
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
   const std::string& m = r->body;
-  for (const char* line : {"idforge_ids_issued_total{kind=\"snowflake\"} 7\n",
-                           "idforge_http_requests_total{route=\"/v1/ids/{kind}\",status=\"200\"} 1\n",
-                           "idforge_http_requests_total{route=\"/v1/ids/{kind}\",status=\"400\"} 1\n",
-                           "idforge_http_request_duration_seconds_count{route=\"/v1/ids/{kind}\"} 2\n",
-                           "idforge_http_request_duration_seconds_bucket{route=\"/v1/ids/{kind}\",le=\"+Inf\"} 2\n",
-                           "# TYPE idforge_http_request_duration_seconds histogram\n",
-                           "idforge_snowflake_clock_backward_waits_total 0\n",
-                           "idforge_snowflake_clock_backward_refusals_total 0\n",
-                           "idforge_http_connections_open 1\n"})
+  for (const char* line :
+       {"idforge_ids_issued_total{kind=\"snowflake\"} 7\n",
+        "idforge_http_requests_total{route=\"/v1/ids/{kind}\",status=\"200\"} 1\n",
+        "idforge_http_requests_total{route=\"/v1/ids/{kind}\",status=\"400\"} 1\n",
+        "idforge_http_request_duration_seconds_count{route=\"/v1/ids/{kind}\"} 2\n",
+        "idforge_http_request_duration_seconds_bucket{route=\"/v1/ids/{kind}\",le=\"+Inf\"} 2\n",
+        "# TYPE idforge_http_request_duration_seconds histogram\n",
+        "idforge_snowflake_clock_backward_waits_total 0\n",
+        "idforge_snowflake_clock_backward_refusals_total 0\n", "idforge_http_connections_open 1\n"})
     EXPECT_NE(m.find(line), std::string::npos) << line << "\n" << m;
 }
 

@@ -68,7 +68,8 @@ TEST(Ids, BadCountsAre400ProblemsNamingTheValue) {
     const json j = json::parse(r->body);
     EXPECT_EQ(j["status"], 400);
     EXPECT_EQ(j["type"], "urn:idforge:problem:bad-count");
-    EXPECT_NE(j["detail"].get<std::string>().find(std::string("'") + bad + "'"), std::string::npos) << j.dump();
+    EXPECT_NE(j["detail"].get<std::string>().find(std::string("'") + bad + "'"), std::string::npos)
+        << j.dump();
   }
 }
 
@@ -85,9 +86,12 @@ TEST(Ids, UnknownKindIs400ListingTheKnownOnes) {
 
 TEST(Ids, KindsPlugInWithoutTouchingTheRouter) {
   LiveServer s({}, [](server::Server& srv) {
-    srv.kinds().add({"counter", "test kind", [](std::size_t n, server::IdBatch& out) {
-                       for (std::size_t i = 0; i < n; ++i) out.texts.push_back("c" + std::to_string(i));
-                     }, nullptr});
+    srv.kinds().add({"counter", "test kind",
+                     [](std::size_t n, server::IdBatch& out) {
+                       for (std::size_t i = 0; i < n; ++i)
+                         out.texts.push_back("c" + std::to_string(i));
+                     },
+                     nullptr});
   });
   auto c = s.client();
   auto r = c.Get("/v1/ids/counter?count=2");

@@ -57,7 +57,8 @@ TEST_F(SequencesRoute, ManyValuesFromEightClientsAreUnique) {
         const auto j = nlohmann::json::parse(res->body);
         ASSERT_EQ(j["ids"].size(), 125u);
         for (std::size_t k = 0; k < 125; ++k) {
-          EXPECT_EQ(std::to_string(j["ids"][k].get<std::int64_t>()), j["ids_str"][k].get<std::string>());
+          EXPECT_EQ(std::to_string(j["ids"][k].get<std::int64_t>()),
+                    j["ids_str"][k].get<std::string>());
           got[c].push_back(j["ids"][k].get<std::int64_t>());
         }
       }

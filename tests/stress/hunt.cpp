@@ -15,10 +15,13 @@ void FaultClock::wait_until_ns(std::int64_t t) noexcept {
 std::string HuntReport::to_line() const {
   char buf[256];
   std::snprintf(buf, sizeof buf,
-                "%-28s attempted %12llu  acknowledged %12llu  refused %8llu  duplicated %llu  order violations %llu",
+                "%-28s attempted %12llu  acknowledged %12llu  refused %8llu  duplicated %llu  "
+                "order violations %llu",
                 generator.c_str(), static_cast<unsigned long long>(attempted),
-                static_cast<unsigned long long>(acknowledged), static_cast<unsigned long long>(refused),
-                static_cast<unsigned long long>(duplicated), static_cast<unsigned long long>(order_violations));
+                static_cast<unsigned long long>(acknowledged),
+                static_cast<unsigned long long>(refused),
+                static_cast<unsigned long long>(duplicated),
+                static_cast<unsigned long long>(order_violations));
   return buf;
 }
 

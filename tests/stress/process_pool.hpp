@@ -42,7 +42,8 @@ std::vector<Result> run_in_children(int n, const std::function<Result(int index)
   for (int i = 0; i < n; ++i) {
     char* data = reinterpret_cast<char*>(&results[i]);
     std::size_t done = 0;
-    for (ssize_t r; done < sizeof(Result) && (r = read(fds[i], data + done, sizeof(Result) - done)) > 0;)
+    for (ssize_t r;
+         done < sizeof(Result) && (r = read(fds[i], data + done, sizeof(Result) - done)) > 0;)
       done += static_cast<std::size_t>(r);
     close(fds[i]);
     int status = 0;

@@ -19,11 +19,11 @@ struct Endpoint {
 
 /// A parsed store URL. Only syntax is checked here; each store checks its own keys.
 struct LeaseUrl {
-  std::string text;                          ///< the URL as given
-  std::string scheme;                        ///< static, ordinal, file, redis, etcd
-  std::string body;                          ///< between "scheme:" or "scheme://" and '?'
-  std::vector<Endpoint> endpoints;           ///< redis/etcd: body split at ','
-  std::map<std::string, std::string> params; ///< the query, decoded as key=value pairs
+  std::string text;                           ///< the URL as given
+  std::string scheme;                         ///< static, ordinal, file, redis, etcd
+  std::string body;                           ///< between "scheme:" or "scheme://" and '?'
+  std::vector<Endpoint> endpoints;            ///< redis/etcd: body split at ','
+  std::map<std::string, std::string> params;  ///< the query, decoded as key=value pairs
 
   /// The value of key, if present.
   std::optional<std::string> param(const std::string& key) const;

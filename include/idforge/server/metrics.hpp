@@ -18,8 +18,8 @@ namespace idforge::server {
 class Metrics {
  public:
   /// Upper bounds of the latency histogram buckets, in seconds (+Inf is added).
-  static constexpr std::array<double, 13> kBuckets = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                      0.005,   0.01,   0.025,   0.05,   0.1,   0.5, 1.0};
+  static constexpr std::array<double, 13> kBuckets = {
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0};
   /// Status codes with their own series; others count as "other".
   static constexpr std::array<int, 13> kStatuses = {200, 206, 304, 400, 401, 404, 405,
                                                     408, 413, 414, 429, 500, 503};
