@@ -1,5 +1,6 @@
-// Errors: one error category for the whole library, plus typed exceptions that carry
-// the offending values so callers can react without parsing messages.
+// Errors: core's error category, plus typed exceptions that carry the offending values so
+// callers can react without parsing messages. The wings define their own codes in their own
+// categories (coord_errc, ticket_errc, lab_errc) and throw them through the same Error.
 #pragma once
 
 #include <cstddef>
@@ -23,14 +24,22 @@ enum class errc {
   fenced,                 ///< generator is past its fence (lease deadline) and must not issue
   parse_error,            ///< text is not a valid ID / number / spec
   counter_exhausted,      ///< a random/counter field ran out inside one tick (e.g. ULID)
-  lease_error,            ///< a node-ID lease could not be acquired, renewed or kept
-  store_unreachable,      ///< a coordinator or database did not answer
-  invalid_argument,       ///< any other argument that breaks a stated rule
-  not_found,              ///< a named sequence, ticket set or record does not exist
-  already_exists,         ///< a named sequence or ticket set exists and must not be replaced
-  key_error,              ///< a masking key is missing, malformed, or not in the keyring
+  // 11, 12, 14 and 15 are the wings' (coord_errc, ticket_errc, lab_errc). All idforge
+  // categories share one number space: a number means one thing in each category that has it
+  // (12 is "did not answer" in coord, ticket and lab alike) and core never takes the wings'
+  // numbers, so the C ABI's status is the code's value whichever category it comes from.
+  invalid_argument = 13,  ///< any other argument that breaks a stated rule
+  key_error = 16,         ///< a masking key is missing, malformed, or not in the keyring
   not_ours,               ///< a public ID fails its keyed check: another key made it, or none
 };
+
+}  // namespace idforge
+
+// Declared before Error's constructors and code() comparisons instantiate it.
+template <>
+struct std::is_error_code_enum<idforge::errc> : std::true_type {};
+
+namespace idforge {
 
 /// The std::error_category of idforge::errc.
 const std::error_category& error_category() noexcept;
@@ -40,14 +49,19 @@ inline std::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), error_category()};
 }
 
-/// Base of every exception idforge throws. code() tells what, what() says it in words.
+/// Base of every exception idforge throws. code() tells what (core's errc, or a wing's
+/// code: compare with ==, e.g. e.code() == errc::fenced), what() says it in words.
 class Error : public std::runtime_error {
  public:
-  Error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  errc code() const noexcept { return code_; }
+  Error(errc code, const std::string& message)
+      : std::runtime_error(message), code_(make_error_code(code)) {}
+  /// A wing's code (coord_errc, ticket_errc, lab_errc), or one passed on from another Error.
+  Error(std::error_code code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  std::error_code code() const noexcept { return code_; }
 
  private:
-  errc code_;
+  std::error_code code_;
 };
 
 /// The clock reads earlier than the last issued tick, beyond what the policy waits for.
@@ -78,6 +92,3 @@ class ParseError : public Error {
 };
 
 }  // namespace idforge
-
-template <>
-struct std::is_error_code_enum<idforge::errc> : std::true_type {};

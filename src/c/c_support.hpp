@@ -19,15 +19,19 @@ idforge_status fail(idforge_status status, const std::string& message) noexcept;
 /// IDFORGE_E_INVALID_ARGUMENT naming the function and the NULL argument.
 idforge_status null_argument(const char* function, const char* argument) noexcept;
 
+/// The C status of an idforge::Error's code: the same number for core's and the wings'
+/// categories; any other category (none is thrown as Error today) is internal.
+idforge_status status_of(std::error_code code) noexcept;
+
 /// Runs body (returning idforge_status) and turns every exception into a status and a
-/// message: idforge::Error keeps its errc (the codes are the same numbers), the rest are
-/// out of memory or internal.
+/// message: idforge::Error keeps its code (core's and the wings' categories share one number
+/// space, the C statuses' numbers), the rest are out of memory or internal.
 template <class Body>
 idforge_status guard(Body&& body) noexcept {
   try {
     return body();
   } catch (const Error& e) {
-    return fail(static_cast<idforge_status>(e.code()), e.what());
+    return fail(status_of(e.code()), e.what());
   } catch (const std::bad_alloc&) {
     return fail(IDFORGE_E_OUT_OF_MEMORY, "out of memory");
   } catch (const std::exception& e) {

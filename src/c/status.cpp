@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "c_support.hpp"
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/version.hpp"
 
 namespace idforge::c {
@@ -22,6 +23,12 @@ idforge_status fail(idforge_status status, const char* message) noexcept {
 
 idforge_status fail(idforge_status status, const std::string& message) noexcept {
   return fail(status, message.c_str());
+}
+
+idforge_status status_of(std::error_code code) noexcept {
+  if (code.category() == error_category() || code.category() == coord_error_category())
+    return static_cast<idforge_status>(code.value());
+  return IDFORGE_E_INTERNAL;
 }
 
 idforge_status null_argument(const char* function, const char* argument) noexcept {

@@ -1,18 +1,19 @@
 #include "idforge/coord/lease.hpp"
+#include "idforge/coord/coord_errc.hpp"
 
 #include "store_support.hpp"
 
 namespace idforge::coord {
 namespace {
 
-errc code_of(LeaseFailure reason) noexcept {
+std::error_code code_of(LeaseFailure reason) noexcept {
   switch (reason) {
     case LeaseFailure::unreachable:
-      return errc::store_unreachable;
+      return coord_errc::store_unreachable;
     case LeaseFailure::fenced:
       return errc::fenced;
     default:
-      return errc::lease_error;
+      return coord_errc::lease_error;
   }
 }
 

@@ -31,16 +31,8 @@ class Category final : public std::error_category {
         return "parse error";
       case errc::counter_exhausted:
         return "counter exhausted";
-      case errc::lease_error:
-        return "lease error";
-      case errc::store_unreachable:
-        return "store unreachable";
       case errc::invalid_argument:
         return "invalid argument";
-      case errc::not_found:
-        return "not found";
-      case errc::already_exists:
-        return "already exists";
       case errc::key_error:
         return "masking key missing, malformed or unknown";
       case errc::not_ours:

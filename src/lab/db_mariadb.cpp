@@ -8,6 +8,7 @@
 #include "db_driver.hpp"
 #include "idforge/db_url.hpp"
 #include "idforge/error.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab::detail {
 namespace {
@@ -25,7 +26,7 @@ class MariaDriver final : public DbDriver {
  public:
   explicit MariaDriver(const DbConnection& c) {
     if (c.mariadb_url.empty() && c.mariadb_socket.empty())
-      throw Error(errc::store_unreachable,
+      throw Error(lab_errc::store_unreachable,
                   "mariadb: neither IDFORGE_MARIADB_URL nor IDFORGE_MARIADB_SOCKET is set (start "
                   "the server with "
                   "'bash scripts/services.sh start mariadb' and source .data/services.env)");
@@ -43,7 +44,8 @@ class MariaDriver final : public DbDriver {
     if (!ok) {
       const std::string why = mysql_error(conn_);
       mysql_close(conn_);
-      throw Error(errc::store_unreachable, "mariadb: cannot connect to '" + where_ + "': " + why);
+      throw Error(lab_errc::store_unreachable,
+                  "mariadb: cannot connect to '" + where_ + "': " + why);
     }
     exec("CREATE DATABASE IF NOT EXISTS idforge_lab");
     exec("USE idforge_lab");
@@ -188,9 +190,9 @@ class MariaDriver final : public DbDriver {
     return v;
   }
   [[noreturn]] void fail(const std::string& sql) {
-    throw Error(errc::store_unreachable, "mariadb: '" + sql.substr(0, 80) +
-                                             (sql.size() > 80 ? "...'" : "'") +
-                                             " failed: " + mysql_error(conn_));
+    throw Error(lab_errc::store_unreachable, "mariadb: '" + sql.substr(0, 80) +
+                                                 (sql.size() > 80 ? "...'" : "'") +
+                                                 " failed: " + mysql_error(conn_));
   }
   void exec(const std::string& sql) {
     if (mysql_real_query(conn_, sql.data(), sql.size()) != 0) fail(sql);

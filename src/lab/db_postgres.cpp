@@ -6,6 +6,7 @@
 
 #include "db_driver.hpp"
 #include "idforge/error.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab::detail {
 namespace {
@@ -14,7 +15,7 @@ class PgDriver final : public DbDriver {
  public:
   explicit PgDriver(const DbConnection& c) : url_(c.pg_url) {
     if (url_.empty())
-      throw Error(errc::store_unreachable,
+      throw Error(lab_errc::store_unreachable,
                   "postgres: IDFORGE_PG_URL is not set (start the server with 'bash "
                   "scripts/services.sh start postgres' "
                   "and source .data/services.env)");
@@ -22,7 +23,7 @@ class PgDriver final : public DbDriver {
     if (PQstatus(conn_) != CONNECTION_OK) {
       const std::string why = PQerrorMessage(conn_);
       PQfinish(conn_);
-      throw Error(errc::store_unreachable,
+      throw Error(lab_errc::store_unreachable,
                   "postgres: cannot connect to '" + url_ + "': " + trim(why));
     }
     exec("SET client_min_messages = warning");
@@ -141,7 +142,8 @@ class PgDriver final : public DbDriver {
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
       const std::string why = trim(PQerrorMessage(conn_));
       PQclear(r);
-      throw Error(errc::store_unreachable, "postgres: '" + what.substr(0, 80) + "' failed: " + why);
+      throw Error(lab_errc::store_unreachable,
+                  "postgres: '" + what.substr(0, 80) + "' failed: " + why);
     }
     return r;
   }
@@ -156,7 +158,7 @@ class PgDriver final : public DbDriver {
       const std::string why = trim(PQerrorMessage(conn_));
       PQclear(r);
       throw Error(
-          errc::store_unreachable,
+          lab_errc::store_unreachable,
           "postgres: '" + sql.substr(0, 80) + (sql.size() > 80 ? "...'" : "'") + " failed: " + why);
     }
     return r;

@@ -6,6 +6,7 @@
 
 #include "db_driver.hpp"
 #include "idforge/error.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab::detail {
 namespace {
@@ -16,14 +17,14 @@ class SqliteDriver final : public DbDriver {
     std::error_code ec;
     std::filesystem::create_directories(c.sqlite_dir, ec);
     if (ec)
-      throw Error(errc::store_unreachable,
+      throw Error(lab_errc::store_unreachable,
                   "sqlite: cannot make folder '" + c.sqlite_dir + "': " + ec.message());
     path_ = c.sqlite_dir + "/index-lab.sqlite";
     remove_files();  // a fresh file: pages freed by an earlier run would blur the sizes
     if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
-      throw Error(errc::store_unreachable, "sqlite: cannot open '" + path_ + "': " + why);
+      throw Error(lab_errc::store_unreachable, "sqlite: cannot open '" + path_ + "': " + why);
     }
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
@@ -158,7 +159,7 @@ class SqliteDriver final : public DbDriver {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix, ec);
   }
   [[noreturn]] void fail(const std::string& what) {
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "sqlite: " + what + " failed on '" + path_ + "': " + sqlite3_errmsg(db_));
   }
   void exec(const std::string& sql) {
@@ -166,7 +167,7 @@ class SqliteDriver final : public DbDriver {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
       const std::string why = err ? err : "unknown error";
       sqlite3_free(err);
-      throw Error(errc::store_unreachable, "sqlite: '" + sql + "' failed: " + why);
+      throw Error(lab_errc::store_unreachable, "sqlite: '" + sql + "' failed: " + why);
     }
   }
   std::int64_t query_int(const std::string& sql) {

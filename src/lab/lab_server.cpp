@@ -1,4 +1,5 @@
 #include "idforge/lab/lab_server.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -47,7 +48,7 @@ std::string find_program(const std::string& name) {
     if (e > b && ::access(candidate.c_str(), X_OK) == 0) return candidate;
     b = e + 1;
   }
-  throw Error(errc::store_unreachable,
+  throw Error(lab_errc::store_unreachable,
               "'" + name + "' not found in PATH or /usr/sbin (install Debian's mariadb-server)");
 }
 
@@ -67,7 +68,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& log,
   args.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw Error(errc::store_unreachable, "fork for '" + argv[0] + "' failed");
+  if (pid < 0) throw Error(lab_errc::store_unreachable, "fork for '" + argv[0] + "' failed");
   if (pid > 0) return pid;
   // Child: only async-signal-safe calls from here to exec.
   ::setsid();
@@ -160,7 +161,7 @@ std::unique_ptr<LabServer> LabServer::start(const LabServerOptions& in) {
   fs::remove_all(dir, ec);  // a folder of this name is the lab's own, left by a killed run
   fs::create_directories(dir, ec);
   if (ec)
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "cannot make the lab server's folder '" + dir + "': " + ec.message());
   std::unique_ptr<LabServer> s(new LabServer(o, std::move(group), dir));
   s->cache_bytes_ = o.cache_bytes;
@@ -312,7 +313,7 @@ void LabServer::fail(const std::string& step, const std::string& why) {
     stop();
   } catch (const Error&) {
   }
-  throw Error(errc::store_unreachable,
+  throw Error(lab_errc::store_unreachable,
               "lab " + engine + " server (" + dir_ + "): " + step + " failed: " + why);
 }
 

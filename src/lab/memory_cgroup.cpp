@@ -1,4 +1,5 @@
 #include "idforge/lab/memory_cgroup.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -71,8 +72,9 @@ int make_group_dir(const std::string& dir) {
   if (errno != EEXIST) return errno;
   const auto pids = read_pids(dir + "/cgroup.procs");
   if (!pids.empty())
-    throw Error(errc::already_exists, "memory cgroup " + dir + " is in use by process(es) " +
-                                          pid_list(pids) + " (another lab run on the same port?)");
+    throw Error(lab_errc::already_exists, "memory cgroup " + dir + " is in use by process(es) " +
+                                              pid_list(pids) +
+                                              " (another lab run on the same port?)");
   if (::rmdir(dir.c_str()) != 0) return errno;
   return ::mkdir(dir.c_str(), 0755) == 0 ? 0 : errno;
 }
@@ -158,7 +160,7 @@ MemoryCgroup MemoryCgroup::create(const std::string& name, std::uint64_t limit_b
 
 void MemoryCgroup::add_process(pid_t pid) const {
   if (const int e = write_file(procs_file_, std::to_string(pid)); e != 0)
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "moving process " + std::to_string(pid) + " into " + path_ + ": " + errno_text(e));
 }
 
@@ -198,7 +200,7 @@ std::uint64_t MemoryCgroup::limit() const {
 void MemoryCgroup::set_limit(std::uint64_t bytes) const {
   const std::string file = path_ + (version_ == 1 ? "/memory.limit_in_bytes" : "/memory.max");
   if (const int e = write_file(file, std::to_string(bytes)); e != 0)
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "writing " + std::to_string(bytes) + " to " + file + ": " + errno_text(e));
 }
 
@@ -256,7 +258,7 @@ void MemoryCgroup::remove() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const auto left = processes();
-  throw Error(errc::store_unreachable,
+  throw Error(lab_errc::store_unreachable,
               "cannot remove memory cgroup " + path_ + ": " + errno_text(e) +
                   (left.empty() ? "" : " (process(es) " + pid_list(left) + " still in it)"));
 }

@@ -18,6 +18,7 @@
 #include "db_driver.hpp"
 #include "idforge/error.hpp"
 #include "idforge/lab/key_source.hpp"
+#include "idforge/lab/lab_errc.hpp"
 #include "idforge/lab/lab_server.hpp"
 #include "idforge/lab/memory_cgroup.hpp"
 
@@ -376,7 +377,7 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   if (ec)
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "cannot make the lab's SQLite folder '" + dir + "': " + ec.message());
   struct Cleanup {
     std::string dir;
@@ -386,12 +387,13 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
     }
   } cleanup{dir};
   int fds[2];
-  if (::pipe(fds) != 0) throw Error(errc::store_unreachable, "pipe for the SQLite worker failed");
+  if (::pipe(fds) != 0)
+    throw Error(lab_errc::store_unreachable, "pipe for the SQLite worker failed");
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    throw Error(errc::store_unreachable, "fork for the SQLite worker failed");
+    throw Error(lab_errc::store_unreachable, "fork for the SQLite worker failed");
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -399,7 +401,7 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
     int code = 0;
     try {
       if (!MemoryCgroup::move_self_into(group.procs_file().c_str()))
-        throw Error(errc::store_unreachable, "the SQLite worker cannot join " + group.path());
+        throw Error(lab_errc::store_unreachable, "the SQLite worker cannot join " + group.path());
       MemoryLabResult res;
       DbConnection c;
       c.sqlite_dir = dir;
@@ -448,12 +450,12 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
   const int version = group.version();
   group.remove();
   if (WIFSIGNALED(status))
-    throw Error(errc::store_unreachable,
+    throw Error(lab_errc::store_unreachable,
                 "the SQLite worker was killed by signal " + std::to_string(WTERMSIG(status)) +
                     (ooms ? " (out of memory in the " + mib(o.memory_bytes) +
                                 " cgroup: raise --memory-mb or lower --cache-mb)"
                           : ""));
-  if (WEXITSTATUS(status) != 0) throw Error(errc::store_unreachable, "sqlite: " + text);
+  if (WEXITSTATUS(status) != 0) throw Error(lab_errc::store_unreachable, "sqlite: " + text);
   MemoryLabResult res = memory_lab_from_json(text);
   res.engine = DbEngine::sqlite;
   res.cgroup_version = version;

@@ -5,6 +5,9 @@
 #include <charconv>
 #include <filesystem>
 
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+#include "idforge/coord/coord_errc.hpp"
+#endif
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
@@ -76,9 +79,14 @@ std::string encode_text(const IdBatch& b, std::size_t n) {
 
 // Errors a generator may raise that say "not now" rather than "never": the clock is
 // behind, the lease fence passed, the process forked. The client should retry.
-bool is_transient(errc e) {
-  return e == errc::clock_moved_backwards || e == errc::fenced || e == errc::forked ||
-         e == errc::lease_error || e == errc::store_unreachable || e == errc::counter_exhausted;
+bool is_transient(std::error_code e) {
+  if (e == errc::clock_moved_backwards || e == errc::fenced || e == errc::forked ||
+      e == errc::counter_exhausted)
+    return true;
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  if (e == coord_errc::lease_error || e == coord_errc::store_unreachable) return true;
+#endif
+  return false;
 }
 
 std::string html_escape(std::string_view s) {

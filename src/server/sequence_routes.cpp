@@ -12,6 +12,7 @@
 #include "idforge/server/server.hpp"
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::server {
 namespace {
@@ -92,7 +93,7 @@ std::shared_ptr<void> add_sequence_routes(Server& server, const std::string& sto
           }
           return values_json(values);
         } catch (const Error& e) {
-          if (e.code() == errc::not_found)
+          if (e.code() == ticket_errc::not_found)
             return problem(404, "no-such-sequence", "Not Found", e.what());
           if (e.code() == errc::invalid_argument || e.code() == errc::parse_error)
             return problem(400, "bad-sequence-name", "Bad Request", e.what());

@@ -25,6 +25,7 @@
 #include "idforge/error.hpp"
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "member_record.hpp"
 #include "one_line.hpp"
 
@@ -97,7 +98,8 @@ void MariaDbTicketServer::disconnect() noexcept {
 void MariaDbTicketServer::connect() {
   disconnect();
   db_ = mysql_init(nullptr);
-  if (!db_) throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
+  if (!db_)
+    throw Error(ticket_errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
   // The client library counts in whole seconds; round up so no bound is shorter than asked.
   const auto secs = [](std::int64_t ms) { return static_cast<unsigned>((ms + 999) / 1000); };
   const unsigned connect_s = secs(timeouts_.connect_ms), statement_s = secs(timeouts_.statement_ms);
@@ -119,7 +121,7 @@ void MariaDbTicketServer::connect() {
       mysql_close(db_);
       db_ = mysql_init(nullptr);
       if (!db_)
-        throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
+        throw Error(ticket_errc::store_unreachable, "MariaDB at " + describe() + ": out of memory");
       mysql_options(db_, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
       mysql_options(db_, MYSQL_OPT_READ_TIMEOUT, &statement_s);
       mysql_options(db_, MYSQL_OPT_WRITE_TIMEOUT, &statement_s);
@@ -138,7 +140,7 @@ void MariaDbTicketServer::connect() {
                     "MariaDB at " + describe() + " refused the connection: " + msg);
       const std::int64_t bound_ms = (timeouts_.connect_ms + 999) / 1000 * 1000;
       const bool slow = steady_ns() - started >= bound_ms * 1'000'000 * 9 / 10;
-      throw Error(errc::store_unreachable,
+      throw Error(ticket_errc::store_unreachable,
                   "MariaDB at " + describe() +
                       (slow ? " did not answer within " + std::to_string(bound_ms) +
                                   " ms while connecting (server down, frozen or overloaded): "
@@ -174,12 +176,14 @@ void MariaDbTicketServer::fail(const std::string& doing) {
   const std::string msg = one_line(db_ ? mysql_error(db_) : "not connected");
   if (connection_lost(err)) {
     disconnect();
-    throw Error(errc::store_unreachable, "MariaDB at " + describe() + timed_out(sent_at_ns_) + msg);
+    throw Error(ticket_errc::store_unreachable,
+                "MariaDB at " + describe() + timed_out(sent_at_ns_) + msg);
   }
-  errc code = errc::invalid_argument;
-  if (err == ER_NO_SUCH_TABLE) code = errc::not_found;
-  if (err == ER_TABLE_EXISTS_ERROR || err == ER_DUP_ENTRY) code = errc::already_exists;
-  if (err == ER_LOCK_WAIT_TIMEOUT || err == ER_STATEMENT_TIMEOUT) code = errc::store_unreachable;
+  std::error_code code = errc::invalid_argument;
+  if (err == ER_NO_SUCH_TABLE) code = ticket_errc::not_found;
+  if (err == ER_TABLE_EXISTS_ERROR || err == ER_DUP_ENTRY) code = ticket_errc::already_exists;
+  if (err == ER_LOCK_WAIT_TIMEOUT || err == ER_STATEMENT_TIMEOUT)
+    code = ticket_errc::store_unreachable;
   if (err == kAutoIncRange || err == ER_WARN_DATA_OUT_OF_RANGE || err == ER_AUTOINC_READ_FAILED)
     code = errc::counter_exhausted;
   throw Error(code, "MariaDB at " + describe() + ": " + doing + ": " + msg);
@@ -290,17 +294,18 @@ TicketValue MariaDbTicketServer::next(std::string_view name) {
     if (session_set_ != name) {
       const auto rec = read(name);
       if (!rec)
-        throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
-                                         describe() + " (never created here)");
+        throw Error(ticket_errc::not_found, "ticket set '" + std::string(name) +
+                                                "' does not exist on " + describe() +
+                                                " (never created here)");
       if (rec->state == MemberState::fenced)
         throw Error(errc::fenced, "ticket set '" + std::string(name) + "' on " + describe() +
                                       " is fenced by resize " + rec->token +
                                       ": it hands out nothing until that resize finishes "
                                       "(`idforge ticket status` shows where it stands)");
       if (rec->state == MemberState::retired)
-        throw Error(errc::not_found, "ticket set '" + std::string(name) + "' on " + describe() +
-                                         " was retired by the resize to epoch " +
-                                         std::to_string(rec->config.epoch));
+        throw Error(ticket_errc::not_found,
+                    "ticket set '" + std::string(name) + "' on " + describe() +
+                        " was retired by the resize to epoch " + std::to_string(rec->config.epoch));
       const MemberValues v = values_of(rec->config, rec->index);
       query("SET SESSION auto_increment_increment = " + std::to_string(v.step) +
             ", auto_increment_offset = " + std::to_string(v.residue));
@@ -331,10 +336,10 @@ TicketValue MariaDbTicketServer::next(std::string_view name) {
     // changed it). Re-read it; the checks above say fenced or retired.
     session_set_.clear();
     if (stale++ >= kMaxStaleRetries)
-      throw Error(errc::store_unreachable, "MariaDB at " + describe() + ": ticket set '" +
-                                               std::string(name) + "' changed its configuration " +
-                                               std::to_string(stale) +
-                                               " times during one call (resizes in a row)");
+      throw Error(ticket_errc::store_unreachable,
+                  "MariaDB at " + describe() + ": ticket set '" + std::string(name) +
+                      "' changed its configuration " + std::to_string(stale) +
+                      " times during one call (resizes in a row)");
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "one_line.hpp"
 
 namespace idforge::ticket::detail {
@@ -26,12 +27,13 @@ bool is_connection_state(std::string_view state) {
   return state.substr(0, 2) == "08" || state == "57P01" || state == "57P02" || state == "57P03";
 }
 
-errc code_of(std::string_view state) {
-  if (is_connection_state(state)) return errc::store_unreachable;
+std::error_code code_of(std::string_view state) {
+  if (is_connection_state(state)) return ticket_errc::store_unreachable;
   // Lock or statement timeout: the server is alive but did not get to it in time.
-  if (state == "55P03" || state == "57014") return errc::store_unreachable;
-  if (state == "42P01" || state == "42704") return errc::not_found;  // undefined table / object
-  if (state == "23505" || state == "42P07") return errc::already_exists;
+  if (state == "55P03" || state == "57014") return ticket_errc::store_unreachable;
+  if (state == "42P01" || state == "42704")
+    return ticket_errc::not_found;  // undefined table / object
+  if (state == "23505" || state == "42P07") return ticket_errc::already_exists;
   if (state == "22003" || state == "2200H")
     return errc::counter_exhausted;  // out of range / seq limit
   return errc::invalid_argument;
@@ -85,7 +87,7 @@ void PgConnection::close() noexcept {
 
 void PgConnection::lost(const std::string& why) {
   close();
-  throw PgError(errc::store_unreachable,
+  throw PgError(ticket_errc::store_unreachable,
                 "PostgreSQL at " + where_ + " is unreachable: " + scrub_password(why, url_), "");
 }
 
@@ -95,7 +97,7 @@ void PgConnection::wait_socket(short events, std::int64_t deadline_ns, std::stri
     if (left_ns <= 0) {
       const std::int64_t ms = doing == "connecting" ? timeouts_.connect_ms : timeouts_.statement_ms;
       close();
-      throw PgError(errc::store_unreachable,
+      throw PgError(ticket_errc::store_unreachable,
                     "PostgreSQL at " + where_ + " did not answer within " + std::to_string(ms) +
                         " ms while " + std::string(doing) +
                         " (server down, frozen or overloaded); the connection was closed",
@@ -123,7 +125,8 @@ void PgConnection::connect() {
   const char* vals[] = {secs.c_str(), "idforge", options.c_str(), url_.c_str(), nullptr};
   const std::int64_t deadline = steady_ns() + timeouts_.connect_ms * 1'000'000;
   conn_ = PQconnectStartParams(keys, vals, 1);
-  if (!conn_) throw Error(errc::store_unreachable, "PostgreSQL at " + where_ + ": out of memory");
+  if (!conn_)
+    throw Error(ticket_errc::store_unreachable, "PostgreSQL at " + where_ + ": out of memory");
   if (PQstatus(conn_) == CONNECTION_BAD) lost(one_line(PQerrorMessage(conn_)));
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
     if (st == PGRES_POLLING_FAILED) {
@@ -166,8 +169,8 @@ void PgConnection::fail(PGresult* r) {
   if (PQstatus(conn_) != CONNECTION_OK || is_connection_state(state)) {
     // Reconnect on the next call; this one reports the loss.
     close();
-    throw PgError(errc::store_unreachable, "PostgreSQL at " + where_ + " is unreachable: " + msg,
-                  state);
+    throw PgError(ticket_errc::store_unreachable,
+                  "PostgreSQL at " + where_ + " is unreachable: " + msg, state);
   }
   throw PgError(code_of(state), "PostgreSQL at " + where_ + ": " + msg, state);
 }

@@ -1,6 +1,6 @@
 // A libpq connection that reconnects on the next call after it broke, bounds every wait
 // (connecting, each statement, each lock) and turns every failure into an idforge::Error on
-// one line: a lost, refused or silent connection is errc::store_unreachable, an SQL error
+// one line: a lost, refused or silent connection is ticket_errc::store_unreachable, an SQL error
 // carries its SQLSTATE.
 //
 // Why not plain PQexec: a server that is frozen (SIGSTOP, a stalled VM) keeps the TCP
@@ -22,13 +22,14 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/db_timeouts.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket::detail {
 
 /// An SQL error from PostgreSQL, with its five-character SQLSTATE.
 class PgError : public Error {
  public:
-  PgError(errc code, const std::string& message, std::string sqlstate)
+  PgError(std::error_code code, const std::string& message, std::string sqlstate)
       : Error(code, message), sqlstate_(std::move(sqlstate)) {}
   const std::string& sqlstate() const noexcept { return sqlstate_; }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "idforge/ticket/sequence_name.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket::detail {
 
@@ -21,7 +22,7 @@ PgSegmentStore::PgSegmentStore(std::string url, DbTimeouts timeouts)
         " abandoned bigint NOT NULL DEFAULT 0)");
   } catch (const PgError& e) {
     // Two processes creating the table at once: the loser sees a duplicate type; the table exists.
-    if (e.code() != errc::already_exists) throw;
+    if (e.code() != ticket_errc::already_exists) throw;
   }
 }
 
@@ -32,8 +33,8 @@ void PgSegmentStore::create(std::string_view name, std::int64_t start, std::int6
     db_.exec("INSERT INTO idforge_segments (name, next_value, step) VALUES ($1, $2, $3)",
              {name, std::to_string(start), std::to_string(step)});
   } catch (const PgError& e) {
-    if (e.code() == errc::already_exists)
-      throw Error(errc::already_exists,
+    if (e.code() == ticket_errc::already_exists)
+      throw Error(ticket_errc::already_exists,
                   "sequence '" + std::string(name) + "' already exists in " + describe());
     throw;
   }

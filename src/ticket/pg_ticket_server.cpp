@@ -15,6 +15,7 @@
 #include <string>
 
 #include "idforge/ticket/sequence_name.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "member_record.hpp"
 
 namespace idforge::ticket::detail {
@@ -71,7 +72,7 @@ void PgTicketServer::ensure_schema() {
         " version bigint NOT NULL, changed_at timestamptz NOT NULL DEFAULT now())");
   } catch (const PgError& e) {
     // Two sessions creating the table at once: the loser sees a duplicate type; it exists.
-    if (e.code() != errc::already_exists) throw;
+    if (e.code() != ticket_errc::already_exists) throw;
   }
   schema_ready_ = true;
 }
@@ -123,15 +124,16 @@ TicketValue PgTicketServer::next_once(std::string_view name, bool retried) {
         "SELECT nextval($1::regclass), (SELECT epoch FROM idforge_ticket_members WHERE name = $2)",
         {seq, name});
     if (r.is_null(0, 1))
-      throw Error(errc::not_found, "ticket set '" + std::string(name) + "' on " + describe() +
-                                       " has a sequence but no record: it was not created by "
-                                       "`idforge ticket init`");
+      throw Error(ticket_errc::not_found,
+                  "ticket set '" + std::string(name) + "' on " + describe() +
+                      " has a sequence but no record: it was not created by "
+                      "`idforge ticket init`");
     return {r.int64(0, 0), r.int64(0, 1)};
   } catch (const PgError& e) {
     // Why did nextval() fail? The record says; one more round trip on a path that is rare.
     const bool pinned = e.sqlstate() == "2200H";
     // Dropped while we waited on its lock: "could not open relation" (XX000).
-    const bool gone = e.code() == errc::not_found || e.sqlstate() == "XX000";
+    const bool gone = e.code() == ticket_errc::not_found || e.sqlstate() == "XX000";
     if (!pinned && !gone) throw;
     std::optional<MemberRecord> rec;
     try {
@@ -150,11 +152,12 @@ TicketValue PgTicketServer::next_once(std::string_view name, bool retried) {
                                                describe() +
                                                " has handed out its last value below 2^63-1");
     if (rec && rec->state == MemberState::retired)
-      throw Error(errc::not_found, "ticket set '" + std::string(name) + "' on " + describe() +
-                                       " was retired by the resize to epoch " +
-                                       std::to_string(rec->config.epoch));
-    throw Error(errc::not_found, "ticket set '" + std::string(name) + "' does not exist on " +
-                                     describe() + " (never created here)");
+      throw Error(ticket_errc::not_found, "ticket set '" + std::string(name) + "' on " +
+                                              describe() + " was retired by the resize to epoch " +
+                                              std::to_string(rec->config.epoch));
+    throw Error(ticket_errc::not_found, "ticket set '" + std::string(name) +
+                                            "' does not exist on " + describe() +
+                                            " (never created here)");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket::detail {
 
@@ -11,7 +12,7 @@ namespace idforge::ticket::detail {
 void check_segment_args(std::string_view name, std::int64_t start, std::int64_t step);
 /// errc::invalid_argument unless count is 0 (the stored step) or 1..kMaxSegmentStep.
 void check_take_count(std::string_view name, std::int64_t count);
-/// Throws errc::not_found: the sequence does not exist in the store.
+/// Throws ticket_errc::not_found: the sequence does not exist in the store.
 [[noreturn]] void throw_missing(std::string_view name, const std::string& store);
 
 }  // namespace idforge::ticket::detail

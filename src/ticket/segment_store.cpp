@@ -4,6 +4,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "pg_segment_store.hpp"
 #include "segment_checks.hpp"
 #include "sqlite_segment_store.hpp"
@@ -31,9 +32,9 @@ void check_take_count(std::string_view name, std::int64_t count) {
 }
 
 void throw_missing(std::string_view name, const std::string& store) {
-  throw Error(errc::not_found, "sequence '" + std::string(name) + "' does not exist in " + store +
-                                   ": create it with `idforge seq create " + std::string(name) +
-                                   "`");
+  throw Error(ticket_errc::not_found, "sequence '" + std::string(name) + "' does not exist in " +
+                                          store + ": create it with `idforge seq create " +
+                                          std::string(name) + "`");
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/sequence_name.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "segment_checks.hpp"
 
 namespace idforge::ticket::detail {
@@ -30,16 +31,16 @@ SqliteSegmentStore::SqliteSegmentStore(std::string path, bool create) : path_(st
   absolute_ = ec ? path_ : abs.lexically_normal().string();
   const std::filesystem::path parent = std::filesystem::path(absolute_).parent_path();
   if (!create && !std::filesystem::exists(absolute_, ec))
-    throw Error(errc::not_found,
+    throw Error(ticket_errc::not_found,
                 "SQLite store " + describe() +
                     " does not exist: only `idforge seq create NAME --store sqlite:" + path_ +
                     "` makes a store (check the path; a relative one resolves against the "
                     "working folder)");
   if (create && !parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec)
-    throw Error(errc::store_unreachable, "SQLite store " + describe() +
-                                             " is unreachable: cannot create folder '" +
-                                             parent.string() + "': " + ec.message());
+    throw Error(ticket_errc::store_unreachable, "SQLite store " + describe() +
+                                                    " is unreachable: cannot create folder '" +
+                                                    parent.string() + "': " + ec.message());
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -47,8 +48,10 @@ SqliteSegmentStore::SqliteSegmentStore(std::string path, bool create) : path_(st
     sqlite3_close(db_);
     db_ = nullptr;
     if (!ro.empty())
-      throw Error(errc::store_unreachable, "SQLite store " + describe() + " is read-only: " + ro);
-    throw Error(errc::store_unreachable, "SQLite store " + describe() + " is unreachable: " + msg);
+      throw Error(ticket_errc::store_unreachable,
+                  "SQLite store " + describe() + " is read-only: " + ro);
+    throw Error(ticket_errc::store_unreachable,
+                "SQLite store " + describe() + " is unreachable: " + msg);
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
@@ -96,11 +99,12 @@ std::string SqliteSegmentStore::describe() const {
 void SqliteSegmentStore::fail(const std::string& doing) {
   const int code = sqlite3_errcode(db_);
   const std::string msg = sqlite3_errmsg(db_);
-  const errc e = (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_CANTOPEN ||
-                  code == SQLITE_IOERR || code == SQLITE_READONLY || code == SQLITE_NOTADB ||
-                  code == SQLITE_CORRUPT)
-                     ? errc::store_unreachable
-                     : errc::invalid_argument;
+  const std::error_code e =
+      (code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_CANTOPEN ||
+       code == SQLITE_IOERR || code == SQLITE_READONLY || code == SQLITE_NOTADB ||
+       code == SQLITE_CORRUPT)
+          ? std::error_code(ticket_errc::store_unreachable)
+          : std::error_code(errc::invalid_argument);
   if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   // "unable to open database file" or "attempt to write a readonly database" mostly mean
   // the file or its folder cannot be written: say so.
@@ -131,7 +135,7 @@ void SqliteSegmentStore::create(std::string_view name, std::int64_t start, std::
   sqlite3_bind_int64(raw, 3, step);
   const int rc = sqlite3_step(raw);
   if (rc == SQLITE_CONSTRAINT)
-    throw Error(errc::already_exists,
+    throw Error(ticket_errc::already_exists,
                 "sequence '" + std::string(name) + "' already exists in " + describe());
   if (rc != SQLITE_DONE) fail("creating sequence '" + std::string(name) + "'");
 }

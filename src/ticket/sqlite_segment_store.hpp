@@ -6,13 +6,14 @@
 #include <sqlite3.h>
 
 #include "idforge/ticket/segment_store.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket::detail {
 
 class SqliteSegmentStore final : public SegmentStore {
  public:
   /// Opens the file and creates the table if missing. With create, a missing file and its
-  /// parent folder are made; without, a missing file is errc::not_found.
+  /// parent folder are made; without, a missing file is ticket_errc::not_found.
   SqliteSegmentStore(std::string path, bool create);
   ~SqliteSegmentStore() override;
   void create(std::string_view name, std::int64_t start, std::int64_t step) override;

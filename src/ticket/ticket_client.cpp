@@ -9,6 +9,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/sequence_name.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket {
 namespace {
@@ -94,7 +95,7 @@ std::int64_t TicketClient::round(bool* any_fenced) {
   const std::size_t start =
       static_cast<std::size_t>(rr_.fetch_add(1, std::memory_order_relaxed) % n);
   std::string reasons;
-  errc common = errc::store_unreachable;
+  std::error_code common = ticket_errc::store_unreachable;
   bool first_failure = true;
   std::vector<char> tried(n, 0);
   // Pass 0: free servers not marked down. Pass 1: wait for a busy one not marked down.
@@ -133,7 +134,7 @@ std::int64_t TicketClient::round(bool* any_fenced) {
         if (first_failure)
           common = e.code();
         else if (common != e.code())
-          common = errc::store_unreachable;
+          common = ticket_errc::store_unreachable;
         first_failure = false;
         reasons += "; ";
         reasons += e.what();

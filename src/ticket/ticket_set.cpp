@@ -10,6 +10,7 @@
 
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "member_record.hpp"
 #include "set_status.hpp"
 
@@ -25,7 +26,7 @@ struct Listed {
   std::string id;       // empty: did not answer
   std::optional<MemberRecord> rec;
   std::string error;
-  errc error_code = errc::store_unreachable;
+  std::error_code error_code = ticket_errc::store_unreachable;
 };
 
 std::string server_words(const Listed& l) {
@@ -101,7 +102,7 @@ class Run {
 
  private:
   void check_one_set() const;
-  [[noreturn]] void stop(errc code, const std::string& what, const std::string& advice);
+  [[noreturn]] void stop(std::error_code code, const std::string& what, const std::string& advice);
   void finish_decided();
   void plan();
   void fence_all();
@@ -127,7 +128,7 @@ class Run {
   std::size_t activated_ = 0;
 };
 
-void Run::stop(errc code, const std::string& what, const std::string& advice) {
+void Run::stop(std::error_code code, const std::string& what, const std::string& advice) {
   SetStatus st = read_ticket_set(servers_, name_);
   std::string states;
   for (std::size_t i = 0; i < st.servers.size(); ++i)
@@ -183,14 +184,14 @@ void Run::finish_decided() {
 }
 
 void Run::plan() {
-  const auto refuse = [&](errc code, const std::string& why) {
+  const auto refuse = [&](std::error_code code, const std::string& why) {
     throw Error(code, verb() + " of ticket set '" + name_ + "' refused, nothing changed: " + why);
   };
   // Every server that will take part must answer.
   for (std::size_t i = 0; i < all_.size(); ++i) {
     const Listed& l = all_[i];
     if (!l.error.empty() && (init_ || static_cast<std::int64_t>(i) < new_k_))
-      refuse(errc::store_unreachable, server_words(l) + " must answer: " + l.error);
+      refuse(ticket_errc::store_unreachable, server_words(l) + " must answer: " + l.error);
   }
   if (init_) {
     for (const auto& l : all_) {
@@ -198,10 +199,10 @@ void Run::plan() {
       const bool unfinished_init = l.rec->state == MemberState::fenced && l.rec->config.epoch == 0;
       if (unfinished_init && opt_.resume) continue;
       if (l.rec->state == MemberState::retired)
-        refuse(errc::already_exists,
+        refuse(ticket_errc::already_exists,
                server_words(l) + " left the set at epoch " + std::to_string(l.rec->config.epoch) +
                    "; the set lives on: " + refs_words(l.rec->config.members));
-      refuse(errc::already_exists,
+      refuse(ticket_errc::already_exists,
              "ticket set '" + name_ + "' already exists on " + server_words(l));
     }
     if (start_ < 1 || start_ > kMax - (new_k_ - 1))
@@ -279,8 +280,8 @@ void Run::plan() {
     }
   if (!init_) {
     if (epoch == 0 && required.empty())
-      refuse(errc::not_found, "no listed server holds ticket set '" + name_ +
-                                  "': create it with `idforge ticket init`");
+      refuse(ticket_errc::not_found, "no listed server holds ticket set '" + name_ +
+                                         "': create it with `idforge ticket init`");
     rep_.old_k = static_cast<std::int64_t>(members.size());
     rep_.epoch = newest + 1;
   }
@@ -307,7 +308,7 @@ void Run::plan() {
     // wrong password in its URL) runs and keeps handing out its values.
     for (const auto& l : all_)
       if (dropped && l.id.empty() && l.server->describe() == m.url &&
-          l.error_code != errc::store_unreachable)
+          l.error_code != ticket_errc::store_unreachable)
         refuse(errc::invalid_argument, "--drop names member " + m.url +
                                            ", which answers but refused: " + l.error +
                                            "; only a member that does not answer can be "
@@ -319,7 +320,7 @@ void Run::plan() {
     const Listed* listed = nullptr;
     for (const auto& l : all_)
       if (l.id.empty() && l.server->describe() == m.url) listed = &l;
-    refuse(errc::store_unreachable,
+    refuse(ticket_errc::store_unreachable,
            "member " + m.url + " [" + m.id + "] " +
                (listed ? "does not answer (" + listed->error + ")" : "is not listed in --servers") +
                ", and without it the highest value handed out is unknown. List it and make it "

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "expect_errc.hpp"
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #include "idforge/snowflake.hpp"
@@ -51,7 +52,8 @@ TEST(EtcdStore, NoMemberAnsweringIsUnreachableNamingEachMember) {
                           ",127.0.0.1:" + std::to_string(p2) + "?timeout=300";
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_ERRC_AS(LeaseError, LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
-                 errc::store_unreachable, "127.0.0.1:" + std::to_string(p1) + ": Couldn't connect",
+                 coord_errc::store_unreachable,
+                 "127.0.0.1:" + std::to_string(p1) + ": Couldn't connect",
                  "127.0.0.1:" + std::to_string(p2));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }

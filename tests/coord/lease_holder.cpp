@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
       } catch (const Error& e) {
         if (write(out, buf.data(), buf.size()) < 0) return 4;
         const auto* le = dynamic_cast<const coord::LeaseError*>(&e);
-        std::printf("error %d %s %s\n", static_cast<int>(e.code()),
-                    le ? coord::to_string(le->reason()) : "-", e.what());
+        std::printf("error %d %s %s\n", e.code().value(), le ? coord::to_string(le->reason()) : "-",
+                    e.what());
         std::fflush(stdout);
         return 3;
       }
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(st.renewals),
                 static_cast<unsigned long long>(st.failures));
   } catch (const Error& e) {
-    std::printf("error %d - %s\n", static_cast<int>(e.code()), e.what());
+    std::printf("error %d - %s\n", e.code().value(), e.what());
     return 3;
   }
   return 0;

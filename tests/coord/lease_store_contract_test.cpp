@@ -13,6 +13,7 @@
 #include <ostream>
 #include <thread>
 
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/coord/lease.hpp"
 #include "test_support.hpp"
 
@@ -192,7 +193,7 @@ TEST_P(RangeLeaseStoreContract, AFullRangeRefusesNamingTheRange) {
     ADD_FAILURE() << "a third holder got a node ID of two";
   } catch (const LeaseError& e) {
     EXPECT_EQ(e.reason(), LeaseFailure::space_full);
-    EXPECT_EQ(e.code(), errc::lease_error);
+    EXPECT_EQ(e.code(), coord_errc::lease_error);
     EXPECT_EQ(e.store(), full);
     const std::string words = "all 2 node IDs 0..1" + GetParam().range_words(dir_.path());
     EXPECT_NE(std::string(e.what()).find(words), std::string::npos)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "expect_errc.hpp"
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/error.hpp"
 
@@ -115,11 +116,11 @@ TEST(OrdinalStore, OrdinalPlusOffsetThatWouldWrapIsRefused) {
 
 TEST(LeaseError, NamesStoreAndReasonAndMapsCodes) {
   const LeaseError e(LeaseFailure::unreachable, "redis://127.0.0.1:1", "connection refused");
-  EXPECT_EQ(e.code(), errc::store_unreachable);
+  EXPECT_EQ(e.code(), coord_errc::store_unreachable);
   EXPECT_EQ(e.store(), "redis://127.0.0.1:1");
   EXPECT_STREQ(e.what(), "store unreachable (redis://127.0.0.1:1): connection refused");
-  EXPECT_EQ(LeaseError(LeaseFailure::space_full, "s", "x").code(), errc::lease_error);
-  EXPECT_EQ(LeaseError(LeaseFailure::lost, "s", "x").code(), errc::lease_error);
+  EXPECT_EQ(LeaseError(LeaseFailure::space_full, "s", "x").code(), coord_errc::lease_error);
+  EXPECT_EQ(LeaseError(LeaseFailure::lost, "s", "x").code(), coord_errc::lease_error);
   EXPECT_EQ(LeaseError(LeaseFailure::fenced, "s", "x").code(), errc::fenced);
 }
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "expect_errc.hpp"
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #include "test_support.hpp"
@@ -29,7 +30,7 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
     LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
     FAIL();
   } catch (const LeaseError& e) {
-    EXPECT_EQ(e.code(), errc::store_unreachable);
+    EXPECT_EQ(e.code(), coord_errc::store_unreachable);
     EXPECT_EQ(e.store(), url);
     EXPECT_NE(std::string(e.what()).find("did not answer MGET"), std::string::npos) << e.what();
   }
@@ -40,7 +41,7 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
   std::this_thread::sleep_for(100ms);
   t0 = std::chrono::steady_clock::now();
   EXPECT_ERRC_AS(LeaseError, LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
-                 errc::store_unreachable, "cannot connect to Redis at 127.0.0.1:", url);
+                 coord_errc::store_unreachable, "cannot connect to Redis at 127.0.0.1:", url);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 

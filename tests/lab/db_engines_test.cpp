@@ -12,6 +12,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/lab/db_bench.hpp"
+#include "idforge/lab/lab_errc.hpp"
 #include "services.hpp"
 
 namespace idforge::lab {
@@ -95,7 +96,7 @@ TEST(DbEngines, BadOptionsAndMissingServersAreClearErrors) {
     run_db_bench(o);
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::store_unreachable);
+    EXPECT_EQ(e.code(), lab_errc::store_unreachable);
     EXPECT_NE(std::string(e.what()).find("IDFORGE_PG_URL"), std::string::npos) << e.what();
   }
   o.connection.pg_url = "postgres://nobody@127.0.0.1:1/none?connect_timeout=2";

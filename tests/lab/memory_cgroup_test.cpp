@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "idforge/lab/lab_errc.hpp"
 #include "idforge/lab/memory_cgroup.hpp"
 
 namespace idforge::lab {
@@ -128,7 +129,7 @@ TEST(MemoryCgroup, AStaleGroupIsReplacedAndABusyOneRefused) {
       MemoryCgroup::create(name, 32u << 20);
       ADD_FAILURE() << "a group with a process in it was taken over";
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), errc::already_exists);
+      EXPECT_EQ(e.code(), lab_errc::already_exists);
       EXPECT_NE(std::string(e.what()).find(std::to_string(pid)), std::string::npos) << e.what();
     }
     ASSERT_EQ(::write(go[1], "x", 1), 1);

@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "idforge/error.hpp"
 
@@ -24,10 +25,11 @@ namespace idforge::test {
 /// Calls fn; succeeds when it throws Ex (Error or a subclass) whose code() is code and whose
 /// what() contains every one of parts.
 template <class Ex = Error, class Fn>
-::testing::AssertionResult throws_errc(Fn&& fn, errc code,
+::testing::AssertionResult throws_errc(Fn&& fn, std::error_code code,
                                        std::initializer_list<std::string_view> parts = {}) {
-  const auto name = [](errc c) {
-    return make_error_code(c).message() + " (" + std::to_string(static_cast<int>(c)) + ")";
+  const auto name = [](std::error_code c) {
+    return std::string(c.category().name()) + " '" + c.message() + "' (" +
+           std::to_string(c.value()) + ")";
   };
   try {
     fn();
@@ -49,7 +51,8 @@ template <class Ex = Error, class Fn>
 }  // namespace idforge::test
 
 /// EXPECT_ERRC(statement, code, "part", ...): statement throws an idforge::Error with code
-/// (an idforge::errc) whose message contains each part. ASSERT_ERRC stops the test.
+/// (core's errc or a wing's coord_errc, ticket_errc, lab_errc) whose message contains each part.
+/// ASSERT_ERRC stops the test.
 #define EXPECT_ERRC(statement, code, ...)                                            \
   EXPECT_TRUE(::idforge::test::throws_errc([&] { statement; }, code, {__VA_ARGS__})) \
       << "  in: " #statement

@@ -9,6 +9,7 @@
 #include "idforge/ticket/segment_store.hpp"
 #include "idforge/ticket/sequence_name.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 #include "run_command.hpp"
 #include "test_support.hpp"
@@ -16,7 +17,7 @@
 namespace idforge::ticket {
 namespace {
 
-void expect_error(const std::function<void()>& f, errc code, const std::string& says) {
+void expect_error(const std::function<void()>& f, std::error_code code, const std::string& says) {
   try {
     f();
     ADD_FAILURE() << "no error; expected one saying: " << says;
@@ -47,9 +48,10 @@ TEST(TicketErrors, NegativeAndZeroStepsAreRefused) {
   expect_error([&] { store->create("a", 1, 0); }, errc::invalid_argument, "step 0");
   expect_error([&] { store->create("a", -1, 10); }, errc::invalid_argument, "start -1");
   store->create("a", 1, 10);
-  expect_error([&] { store->create("a", 1, 10); }, errc::already_exists, "already exists");
+  expect_error([&] { store->create("a", 1, 10); }, ticket_errc::already_exists, "already exists");
   expect_error([&] { store->take("a", -3); }, errc::invalid_argument, "block size -3");
-  expect_error([&] { store->take("nope", 0); }, errc::not_found, "sequence 'nope' does not exist");
+  expect_error([&] { store->take("nope", 0); }, ticket_errc::not_found,
+               "sequence 'nope' does not exist");
 }
 
 TEST(TicketErrors, UnknownStoreUrlsNameTheForms) {
@@ -65,15 +67,16 @@ TEST(TicketErrors, UnknownStoreUrlsNameTheForms) {
 
 TEST(TicketErrors, UnreachableDatabasesSaySo) {
   expect_error([] { open_segment_store("postgres://postgres@127.0.0.1:1/postgres"); },
-               errc::store_unreachable,
+               ticket_errc::store_unreachable,
                "PostgreSQL at postgres://postgres@127.0.0.1:1/postgres is unreachable");
   expect_error([] { open_segment_store("sqlite:/proc/idforge/no/such.db"); },
-               errc::store_unreachable,
+               ticket_errc::store_unreachable,
                "SQLite store sqlite:/proc/idforge/no/such.db is unreachable");
   expect_error([] { open_ticket_server("mysql://root@127.0.0.1:1/x")->next("t"); },
-               errc::store_unreachable, "MariaDB at mysql://root@127.0.0.1:1/x is unreachable");
+               ticket_errc::store_unreachable,
+               "MariaDB at mysql://root@127.0.0.1:1/x is unreachable");
   expect_error([] { open_ticket_server("postgres://postgres@127.0.0.1:1/postgres")->next("t"); },
-               errc::store_unreachable, "is unreachable");
+               ticket_errc::store_unreachable, "is unreachable");
 }
 
 TEST(SeqCli, CreateNextAndStatsOnSqlite) {

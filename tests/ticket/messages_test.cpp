@@ -9,6 +9,7 @@
 #include "db_probe.hpp"
 #include "idforge/error.hpp"
 #include "idforge/ticket/store_url.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 #include "pg_connection.hpp"
 #include "test_support.hpp"
@@ -74,7 +75,7 @@ TEST(TicketMessages, PostgresSqlErrorsComeOnOneLine) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     const std::string msg = e.what();
-    EXPECT_EQ(e.code(), errc::not_found);
+    EXPECT_EQ(e.code(), ticket_errc::not_found);
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     EXPECT_NE(msg.find("relation \"idforge_no_such_table\" does not exist"), std::string::npos)
         << msg;

@@ -11,6 +11,7 @@
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
 #include "idforge/ticket/ticket_client.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_set.hpp"
 #include "pg_instance.hpp"
 #include "test_support.hpp"
@@ -41,7 +42,7 @@ TEST(PgRestart, SegmentClientErrorsWhileDownAndResumesWithoutDuplicates) {
     try {
       got.push_back(c.next());
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), errc::store_unreachable);
+      EXPECT_EQ(e.code(), ticket_errc::store_unreachable);
       error = e.what();
     }
   }

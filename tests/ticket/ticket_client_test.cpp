@@ -12,6 +12,7 @@
 #include "idforge/clock.hpp"
 #include "idforge/error.hpp"
 #include "idforge/ticket/ticket_client.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 
 namespace idforge::ticket {
@@ -27,7 +28,8 @@ class DoubleServer final : public TicketServer {
   std::string identity() override { return "double:" + name_; }
   TicketValue next(std::string_view) override {
     if (calls_) calls_->push_back(1);
-    if (failing_ && *failing_) throw Error(errc::store_unreachable, name_ + " does not answer");
+    if (failing_ && *failing_)
+      throw Error(ticket_errc::store_unreachable, name_ + " does not answer");
     value_ += 2;
     return {value_, 1};
   }
@@ -105,7 +107,7 @@ TEST(TicketClient, AHugeRetryDoesNotOverflowTheSkip) {
       client.next();
       ADD_FAILURE() << "a failing server gave a value";
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), errc::store_unreachable) << e.what();
+      EXPECT_EQ(e.code(), ticket_errc::store_unreachable) << e.what();
     }
   }
   EXPECT_EQ(calls.size(), 8u);

@@ -23,6 +23,7 @@
 #include "db_probe.hpp"
 #include "idforge/error.hpp"
 #include "idforge/ticket/ticket_client.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_set.hpp"
 #include "test_support.hpp"
 
@@ -240,8 +241,8 @@ void failure_at_every_step(const std::vector<std::string>& urls, Scenario sc) {
   for (auto& s : servers)
     s->set_statement_hook([&count, &fail_at](std::string_view sql) {
       if (++count == fail_at)
-        throw Error(errc::store_unreachable, "injected: the server went away before '" +
-                                                 std::string(sql.substr(0, 40)) + "'");
+        throw Error(ticket_errc::store_unreachable, "injected: the server went away before '" +
+                                                        std::string(sql.substr(0, 40)) + "'");
     });
   // Every connection open and every identity known, so each run sends the same statements.
   const auto warm = [&](const std::string& name) {

@@ -19,6 +19,7 @@
 #include "idforge/ticket/segment_client.hpp"
 #include "idforge/ticket/segment_store.hpp"
 #include "idforge/ticket/ticket_client.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_set.hpp"
 #include "mariadb_instance.hpp"
 #include "pg_instance.hpp"
@@ -175,7 +176,7 @@ TEST(TicketFreeze, SegmentsOnAFrozenPostgresReportAnErrorInsteadOfHanging) {
     try {
       got.push_back(c.next());
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), errc::store_unreachable);
+      EXPECT_EQ(e.code(), ticket_errc::store_unreachable);
       error = e.what();
     }
   }

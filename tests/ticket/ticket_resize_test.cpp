@@ -12,6 +12,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/ticket_client.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_set.hpp"
 #include "test_support.hpp"
 
@@ -41,7 +42,7 @@ void two_servers_interleave(const std::vector<std::string>& urls) {
     init_ticket_set(servers, name);
     ADD_FAILURE() << "second init accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::already_exists) << e.what();
+    EXPECT_EQ(e.code(), ticket_errc::already_exists) << e.what();
   }
 }
 
@@ -179,7 +180,7 @@ void shrink_retires(const std::vector<std::string>& urls) {
     servers[2]->next(name);
     ADD_FAILURE() << "a retired server still hands out values";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::not_found) << e.what();
+    EXPECT_EQ(e.code(), ticket_errc::not_found) << e.what();
   }
 }
 
@@ -237,7 +238,7 @@ TEST(TicketResize, AnUnreachableServerStopsTheResizeAndChangesNothing) {
     resize_ticket_set(with_dead, name, 3);
     ADD_FAILURE() << "resize went ahead without server 3";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::store_unreachable);
+    EXPECT_EQ(e.code(), ticket_errc::store_unreachable);
     EXPECT_NE(std::string(e.what()).find("refused, nothing changed: server 3"), std::string::npos)
         << e.what();
   }

@@ -24,6 +24,7 @@
 
 #include "idforge/lab/key_kind.hpp"
 #include "idforge/lab/key_source.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab {
 
@@ -89,7 +90,7 @@ struct DbRunResult {
   std::vector<DbKindResult> results;
 };
 
-/// Runs the inserts. Throws Error(errc::store_unreachable) when the engine cannot be reached
+/// Runs the inserts. Throws Error(lab_errc::store_unreachable) when the engine cannot be reached
 /// (naming where it looked and which variable sets it), Error(errc::invalid_argument) for
 /// bad options.
 DbRunResult run_db_bench(const DbRunOptions& options);

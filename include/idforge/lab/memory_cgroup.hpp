@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "idforge/error.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab {
 
@@ -26,7 +27,7 @@ namespace idforge::lab {
 class CgroupUnavailable : public Error {
  public:
   explicit CgroupUnavailable(const std::string& message)
-      : Error(errc::store_unreachable, message) {}
+      : Error(lab_errc::store_unreachable, message) {}
 };
 
 /// A memory cgroup that exists from create() until the object is destroyed (or remove()).
@@ -34,7 +35,7 @@ class MemoryCgroup {
  public:
   /// Makes the group `name` (letters, digits, '-', '_', '.') with a limit of limit_bytes
   /// (>= 1 MiB). A stale group of that name with no processes in it is removed and made
-  /// again; one that still has processes is an Error(errc::already_exists) naming them.
+  /// again; one that still has processes is an Error(lab_errc::already_exists) naming them.
   /// Throws CgroupUnavailable when no hierarchy allows it.
   static MemoryCgroup create(const std::string& name, std::uint64_t limit_bytes);
 
@@ -85,7 +86,7 @@ class MemoryCgroup {
   bool drop_page_cache() const noexcept;
 
   /// Removes the group once its processes have gone (waits up to about 5 s for them). Throws
-  /// Error(errc::store_unreachable) naming the folder and the processes left if it cannot.
+  /// Error(lab_errc::store_unreachable) naming the folder and the processes left if it cannot.
   void remove();
 
  private:

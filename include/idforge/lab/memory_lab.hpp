@@ -39,6 +39,7 @@
 
 #include "idforge/lab/db_bench.hpp"
 #include "idforge/lab/key_kind.hpp"
+#include "idforge/lab/lab_errc.hpp"
 
 namespace idforge::lab {
 
@@ -150,7 +151,7 @@ struct MemoryLabResult {
 };
 
 /// Runs it. Throws CgroupUnavailable (one line, nothing started) when no memory cgroup can be
-/// made, Error(errc::invalid_argument) for bad options, Error(errc::store_unreachable) when a
+/// made, Error(errc::invalid_argument) for bad options, Error(lab_errc::store_unreachable) when a
 /// server cannot be started or fails; the server and the cgroup are gone on every way out.
 MemoryLabResult run_memory_lab(const MemoryLabOptions& options);
 

@@ -1,10 +1,11 @@
 // How long a ticket server or a segment store may keep a caller waiting. Every wait on a
 // database is bounded: a server that is down, frozen (SIGSTOP, a stalled VM) or stuck behind
-// a lock answers with errc::store_unreachable within these bounds, so a ticket client fails
+// a lock answers with ticket_errc::store_unreachable within these bounds, so a ticket client fails
 // over and a segment client reports the error instead of hanging.
 #pragma once
 
 #include <cstdint>
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket {
 

@@ -11,7 +11,8 @@
 // Double buffer: once a block is `prefetch_at` used, a background thread takes the next
 // block from the store, so callers never wait on the database while the spare lasts. Only
 // when both blocks are used up does a caller load synchronously, and a store error then
-// reaches the caller as an idforge::Error (errc::store_unreachable) with the database's words.
+// reaches the caller as an idforge::Error (ticket_errc::store_unreachable) with the database's
+// words.
 //
 // Step adaptation: with target_block_ns > 0 the step follows the rate of use, measured on
 // the Clock, so a block lasts about that long (clamped to [min_step, max_step]).
@@ -34,6 +35,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/ticket/segment_store.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "idforge/ticket/db_timeouts.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket {
 
@@ -37,11 +38,11 @@ class SegmentStore {
  public:
   virtual ~SegmentStore() = default;
   /// Creates sequence name starting at start with default block size step (> 0).
-  /// errc::already_exists if it exists, errc::invalid_argument for a bad name or step.
+  /// ticket_errc::already_exists if it exists, errc::invalid_argument for a bad name or step.
   virtual void create(std::string_view name, std::int64_t start, std::int64_t step) = 0;
   /// Takes the next block of count values (0: the sequence's step) in one atomic step; the
   /// last block ends at 2^63-1 and may be shorter; after it, errc::counter_exhausted.
-  /// errc::not_found if the sequence does not exist, errc::store_unreachable if the
+  /// ticket_errc::not_found if the sequence does not exist, ticket_errc::store_unreachable if the
   /// database does not answer (then the block may or may not be taken: a gap, never a reuse).
   virtual SegmentBlock take(std::string_view name, std::int64_t count) = 0;
   /// Adds lost values to the sequence's abandoned counter (bookkeeping only).
@@ -55,10 +56,10 @@ class SegmentStore {
 /// How a store is opened.
 struct StoreOptions {
   /// SQLite: make the file (and its folder) when missing. false: a missing file is
-  /// errc::not_found, so a mistyped path cannot silently start a second store at 1.
+  /// ticket_errc::not_found, so a mistyped path cannot silently start a second store at 1.
   bool create = true;
   /// PostgreSQL: bounds on connecting and on each statement (a frozen server gives
-  /// errc::store_unreachable instead of a hang). SQLite waits for its lock as before.
+  /// ticket_errc::store_unreachable instead of a hang). SQLite waits for its lock as before.
   DbTimeouts timeouts;
 };
 

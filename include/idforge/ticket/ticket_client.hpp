@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "idforge/clock.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 
 namespace idforge::ticket {
@@ -57,7 +58,7 @@ class TicketClient {
   TicketClient(std::vector<std::unique_ptr<TicketServer>> servers, std::string name,
                TicketClientOptions options = {}, Clock& clock = SystemClock::instance());
   /// The next value from one of the servers. Thread-safe (one call per server at a time).
-  /// errc::store_unreachable (or the servers' common error) when none answers.
+  /// ticket_errc::store_unreachable (or the servers' common error) when none answers.
   std::int64_t next();
   /// Counters per server, in list order.
   std::vector<TicketServerStats> stats() const;

@@ -33,6 +33,7 @@
 
 #include "idforge/error.hpp"
 #include "idforge/ticket/db_timeouts.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 
 namespace idforge::ticket {
 
@@ -90,7 +91,8 @@ struct MemberRecord {
 /// same time (or ran in between). Nothing was changed by the call that throws it.
 class ConcurrentChange : public Error {
  public:
-  explicit ConcurrentChange(const std::string& message) : Error(errc::already_exists, message) {}
+  explicit ConcurrentChange(const std::string& message)
+      : Error(ticket_errc::already_exists, message) {}
 };
 
 /// One ticket server. Holds one connection; not thread-safe (TicketClient serialises use).
@@ -109,9 +111,10 @@ class TicketServer {
   /// Two URLs with the same identity are one server.
   virtual std::string identity() = 0;
 
-  /// The set's next value: one round trip. errc::not_found if this server holds no such set
+  /// The set's next value: one round trip. ticket_errc::not_found if this server holds no such set
   /// (never created, or retired by a resize), errc::fenced while a resize has it fenced,
-  /// errc::counter_exhausted at 2^63-1, errc::store_unreachable if it does not answer in time.
+  /// errc::counter_exhausted at 2^63-1, ticket_errc::store_unreachable if it does not answer in
+  /// time.
   virtual TicketValue next(std::string_view name) = 0;
 
   /// The set's record here, or nullopt. Reads only.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "idforge/error.hpp"
+#include "idforge/ticket/ticket_errc.hpp"
 #include "idforge/ticket/ticket_server.hpp"
 
 namespace idforge::ticket {
@@ -91,7 +92,7 @@ struct SetStatus {
 /// each listed server is in; status() has the same as data.
 class TicketSetError : public Error {
  public:
-  TicketSetError(errc code, const std::string& message, SetStatus status)
+  TicketSetError(std::error_code code, const std::string& message, SetStatus status)
       : Error(code, message), status_(std::move(status)) {}
   const SetStatus& status() const noexcept { return status_; }
 
@@ -100,7 +101,7 @@ class TicketSetError : public Error {
 };
 
 /// Creates set name on every server, all or nothing: server i hands out start+i, start+i+K,
-/// ... (K = servers.size()). Every server must answer; errc::already_exists if any holds the
+/// ... (K = servers.size()). Every server must answer; ticket_errc::already_exists if any holds the
 /// set (nothing is created); errc::invalid_argument unless 1 <= start and start + K - 1 <=
 /// 2^63-1. Failing half-way it removes what it created, or says what is left.
 ResizeReport init_ticket_set(std::span<const std::unique_ptr<TicketServer>> servers,
