@@ -14,7 +14,7 @@ namespace idforge {
 /// The Unix-ms value that means "none", the same for every generator family: what
 /// last_unix_ms() returns before a generator issued anything, and the default of
 /// SnowflakePolicy::issued_up_to_unix_ms. It lies below every real time, so
-/// std::max(mark, kNoUnixMs) == mark and a mark read from any generator feeds any other.
+/// std::max(mark, kNoUnixMs) == mark: marks read from several generators combine with std::max.
 inline constexpr std::int64_t kNoUnixMs = std::numeric_limits<std::int64_t>::min();
 
 /// CLOCK_REALTIME in Unix nanoseconds, inline so generators on the system clock pay for
@@ -94,7 +94,8 @@ class ClockRef {
 
 /// A clock that only moves when told to. Waiting on it jumps it forward to the target and
 /// adds the jump to waited_ns(), so a test sees "waited 1 ms" without sleeping.
-/// Thread-safe: readers and writers may race; time never moves backwards unless set().
+/// Thread-safe: readers and writers may race. Time moves only by set_*() and advance_*(), and
+/// a negative advance moves it back (as tests of a clock stepping back want).
 class ManualClock final : public Clock {
  public:
   explicit ManualClock(std::int64_t start_unix_ns = 0) noexcept : now_(start_unix_ns) {}

@@ -103,7 +103,9 @@ class UlidGenerator {
   /// Fills out with increasing ULIDs, reading the clock once per 256. On an error, nothing
   /// of the failing chunk is issued; earlier chunks stay valid.
   void next_batch(std::span<Ulid> out);
-  /// Continue strictly after id (e.g. the last one persisted before a restart).
+  /// Continue strictly after id (e.g. the last one persisted before a restart). Every ULID is
+  /// a time and a counter, so none is refused; one far ahead of the clock (a typo, a forged
+  /// one) moves the generator there for good: resume only after IDs this scheme made.
   void resume_after(const Ulid& id) noexcept;
   /// Unix ms of the last issued ULID (or of the one resumed after); kNoUnixMs (clock.hpp) if
   /// none.

@@ -150,8 +150,13 @@ class UuidV7Generator {
   /// Fills out with increasing UUIDv7s, reading the clock once per 256.
   void next_batch(std::span<Uuid> out);
   /// Continue strictly after id (a v7 made by this scheme, e.g. the last one persisted
-  /// before a restart). Has no effect if the generator is already past it.
-  void resume_after(const Uuid& id) noexcept;
+  /// before a restart). Has no effect if the generator is already past it. Any other UUID
+  /// (another version, a non-RFC variant, nil, max) is refused with
+  /// Error(errc::invalid_argument) naming it, and nothing changes: its bits are not a time, and
+  /// taking them as one would move the generator to a random date, up to the year 10889 where
+  /// every later next() fails. A v7 far ahead of the clock moves the generator there too, as
+  /// its contract says: resume only after IDs this scheme made.
+  void resume_after(const Uuid& id);
   /// Unix ms of the last issued ID (or of the one resumed after); kNoUnixMs (clock.hpp) if
   /// none. Ahead of the clock after a borrow.
   std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_); }
@@ -175,8 +180,9 @@ class SharedUuidV7Generator {
   Uuid next();
   /// Fills out with increasing UUIDv7s: one compare-and-swap and one clock read per 256.
   void next_batch(std::span<Uuid> out);
-  /// Continue strictly after id (see UuidV7Generator::resume_after).
-  void resume_after(const Uuid& id) noexcept;
+  /// Continue strictly after id; refuses anything but an RFC 9562 v7 (see
+  /// UuidV7Generator::resume_after).
+  void resume_after(const Uuid& id);
   /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
   std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_.load()); }
 

@@ -19,8 +19,11 @@ struct idforge_snowflake {
   std::string store_url;         // the lease store's URL; empty for a fixed node
   std::uint64_t fork_epoch = 0;  // the process generation that took the lease
 
-  idforge::SharedSnowflakeGenerator& generator() noexcept {
+  const idforge::SharedSnowflakeGenerator& generator() const noexcept {
     return fixed ? *fixed : leased->generator();
+  }
+  std::size_t next_batch(std::span<idforge::Snowflake> out, std::error_code& error) noexcept {
+    return fixed ? fixed->next_batch(out, error) : leased->next_batch(out, error);
   }
 };
 
@@ -101,7 +104,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
       // The exception-free overload counts what was written before an error; the fence of a
       // leased generator holds there too (only its message is plainer).
       std::error_code error;
-      done += gen->generator().next_batch(ids.subspan(done), error);
+      done += gen->next_batch(ids.subspan(done), error);
       if (written) *written = done;
       if (!error) break;
       // One call alone gives the error's full message (a leased one names the store); it

@@ -103,17 +103,19 @@ void run_snowflake(const SnowflakeArgs& a) {
 #endif
     fixed->next_batch(out);
   };
-  SharedSnowflakeGenerator* plain = fixed.get();
+  auto batch_counted = [&](std::span<Snowflake> out, std::error_code& ec) {
 #ifdef IDFORGE_HAVE_COORD
-  if (leased) plain = &leased->generator();
+    if (leased) return leased->next_batch(out, ec);
 #endif
+    return fixed->next_batch(out, ec);
+  };
   // Fills out as far as the time field reaches: the IDs issued before it ran out are
   // printed, and the error says how many there were. Any other error goes the throwing way
   // (a fence named by its lease, ...), which fills the rest or names the reason.
   std::uint64_t issued = 0;
   auto fill = [&](std::span<Snowflake> out) {
     std::error_code ec;
-    const std::size_t done = plain->next_batch(out, ec);
+    const std::size_t done = batch_counted(out, ec);
     if (ec && ec != errc::time_exhausted) {
       batch(out.subspan(done));
       return out.size();

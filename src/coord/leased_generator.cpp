@@ -103,4 +103,9 @@ void LeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out) {
   }
 }
 
+std::size_t LeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out,
+                                                 std::error_code& error) noexcept {
+  return generator_->next_batch(out, error);
+}
+
 }  // namespace idforge::coord

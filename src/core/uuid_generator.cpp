@@ -1,6 +1,7 @@
 #include "idforge/uuid_generator.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "idforge/error.hpp"
 
@@ -82,7 +83,19 @@ void UuidV7Generator::next_batch(std::span<Uuid> out) {
   }
 }
 
-void UuidV7Generator::resume_after(const Uuid& id) noexcept {
+namespace {
+// resume_after's rule: only a v7's bits are a time and a counter.
+void require_v7(const Uuid& id) {
+  if (id.version() != 7 || id.variant() != UuidVariant::rfc9562)
+    throw Error(errc::invalid_argument,
+                "resume_after: " + id.to_string() + " is not a UUIDv7 (version " +
+                    std::to_string(id.version()) + ", variant " + to_string(id.variant()) +
+                    "); a generator resumes only after a v7 it or its predecessor issued");
+}
+}  // namespace
+
+void UuidV7Generator::resume_after(const Uuid& id) {
+  require_v7(id);
   stamp_ = std::max(stamp_, UuidV7Stamp::stamp_of(id));
 }
 
@@ -138,7 +151,8 @@ void SharedUuidV7Generator::next_batch(std::span<Uuid> out) {
   }
 }
 
-void SharedUuidV7Generator::resume_after(const Uuid& id) noexcept {
+void SharedUuidV7Generator::resume_after(const Uuid& id) {
+  require_v7(id);
   const UuidV7Stamp::u128 target = UuidV7Stamp::stamp_of(id);
   UuidV7Stamp::u128 cur = stamp_.load_guess();
   while (cur < target && !stamp_.compare_exchange(cur, target)) {

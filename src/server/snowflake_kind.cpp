@@ -18,7 +18,7 @@ void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen) {
   add_snowflake_kind(server, gen, [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
 }
 
-void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen,
+void add_snowflake_kind(Server& server, const SharedSnowflakeGenerator& gen,
                         std::function<void(std::span<Snowflake>)> fill) {
   Kind k;
   k.name = "snowflake";

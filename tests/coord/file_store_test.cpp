@@ -138,6 +138,28 @@ TEST(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
   EXPECT_EQ(clock.waited_ns(), 0);
 }
 
+// The exception-free batch (the C ABI's path) counts what it wrote and stops at the same
+// reserved mark as the throwing one, with errc::fenced.
+TEST(LeasedGenerator, ExceptionFreeBatchCountsWhatItWroteAndStopsAtTheMark) {
+  test::ScratchDir dir;
+  ManualClock clock(kT * kMs);
+  SnowflakePolicy policy;
+  policy.max_borrow_ms = 50;
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
+                               clock, policy);
+  const std::int64_t mark = read_mark(dir.path() + "/node-0.mark");
+  clock.set_ms(mark - 10);
+  std::vector<Snowflake> ids(60 * 4096);
+  std::error_code error;
+  const std::size_t n = gen.next_batch(ids, error);
+  EXPECT_EQ(error, errc::fenced);
+  ASSERT_GT(n, 0U);
+  ASSERT_LT(n, ids.size());
+  for (std::size_t i = 1; i < n; ++i) ASSERT_LT(ids[i - 1].value(), ids[i].value());
+  EXPECT_LT(decompose(kTwitter, ids[n - 1]).unix_ms, mark + 1);
+  EXPECT_EQ(gen.generator().last_unix_ms(), mark);
+}
+
 TEST(LeaseKeeper, RejectsAMarginThatWouldPauseBeforeTheFirstRenewal) {
   test::ScratchDir dir;
   KeeperOptions o;

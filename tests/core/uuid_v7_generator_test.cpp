@@ -67,5 +67,31 @@ TEST(UuidV7Generator, ThePast48BitFieldIsRefused) {
   EXPECT_ERRC(gen.next(), errc::time_exhausted, "10889");
 }
 
+// resume_after takes the bits of a v7 as time and counter; another UUID's bits are no time,
+// and max (or a v4 with high bits) used to pin the generator at year 10889 for good.
+template <class Gen>
+void expect_non_v7_refused() {
+  ManualClock clock(kStartMs * kMs);
+  Gen gen(clock);
+  const Uuid before = gen.next();
+  for (const char* text :
+       {"ffffffff-ffff-ffff-ffff-ffffffffffff", "00000000-0000-0000-0000-000000000000",
+        "f81d4fae-7dec-41d0-a765-00a0c91e6bf6",     // v4
+        "ffffffff-ffff-7fff-7fff-ffffffffffff"}) {  // v7 bits, NCS variant
+    EXPECT_ERRC(gen.resume_after(Uuid::parse(text)), errc::invalid_argument, text, "not a UUIDv7");
+  }
+  const Uuid after = gen.next();  // nothing moved: still this millisecond, still in order
+  EXPECT_GT(after, before);
+  EXPECT_EQ(embedded_unix_ms(after).value_or(0), kStartMs);
+}
+
+TEST(UuidV7Generator, ResumeAfterRefusesAnythingButAVersion7) {
+  expect_non_v7_refused<UuidV7Generator>();
+}
+
+TEST(SharedUuidV7Generator, ResumeAfterRefusesAnythingButAVersion7) {
+  expect_non_v7_refused<SharedUuidV7Generator>();
+}
+
 }  // namespace
 }  // namespace idforge

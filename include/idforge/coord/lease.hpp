@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "idforge/clock.hpp"
+#include "idforge/coord/coord_errc.hpp"
 #include "idforge/error.hpp"
 #include "idforge/snowflake_layout.hpp"
 
@@ -31,8 +32,9 @@ namespace idforge::coord {
 
 /// deadline_unix_ms of a lease that only ends when its process does (file, static).
 inline constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
-/// high_water_unix_ms when no earlier holder left a mark.
-inline constexpr std::int64_t kNoMark = std::numeric_limits<std::int64_t>::min();
+/// high_water_unix_ms when no earlier holder left a mark: core's kNoUnixMs, so a store's mark
+/// feeds SnowflakePolicy::issued_up_to_unix_ms as it is.
+inline constexpr std::int64_t kNoMark = kNoUnixMs;
 
 /// A node ID held by this process.
 struct Lease {
@@ -63,13 +65,13 @@ struct HolderInfo {
 
 /// Why a lease operation failed; LeaseError::reason().
 enum class LeaseFailure : std::uint8_t {
-  unreachable,  ///< the store did not answer within its timeout (errc::store_unreachable)
-  space_full,   ///< every node ID in the range is held (errc::lease_error)
-  lost,         ///< the store gave the node ID away, or the lease expired (errc::lease_error)
+  unreachable,  ///< the store did not answer within its timeout (coord_errc::store_unreachable)
+  space_full,   ///< every node ID in the range is held (coord_errc::lease_error)
+  lost,         ///< the store gave the node ID away, or the lease expired (coord_errc::lease_error)
   fenced,       ///< renewals failing; issuing paused until one succeeds (errc::fenced)
   rejected,     ///< the store answered with an error or the configuration is wrong
-  held,         ///< a fixed node ID is held by another live process (errc::lease_error)
-  cancelled,    ///< start-up was asked to stop before issuing (errc::lease_error)
+  held,         ///< a fixed node ID is held by another live process (coord_errc::lease_error)
+  cancelled,    ///< start-up was asked to stop before issuing (coord_errc::lease_error)
 };
 
 /// Words for a LeaseFailure ("store unreachable", "node-ID space full", ...).

@@ -21,6 +21,7 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <system_error>
 
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_keeper.hpp"
@@ -67,11 +68,15 @@ class LeasedSnowflakeGenerator {
   Snowflake next();
   /// As SharedSnowflakeGenerator::next_batch(), with the same translation of a fence.
   void next_batch(std::span<Snowflake> out);
+  /// Fills out; returns how many were written before an error (stored in error: errc::fenced
+  /// once the lease's deadline passes) or out.size(). Never throws.
+  std::size_t next_batch(std::span<Snowflake> out, std::error_code& error) noexcept;
   /// Stops issuing and releases the lease now (see LeaseKeeper::release()).
   void release() { keeper_->release(); }
 
-  /// The underlying generator (for stats, last_unix_ms, layout).
-  SharedSnowflakeGenerator& generator() noexcept { return *generator_; }
+  /// The underlying generator, to read (stats, last_unix_ms, layout). Read-only: its fence
+  /// and node ID belong to the lease, and a caller that could move them would issue past it.
+  const SharedSnowflakeGenerator& generator() const noexcept { return *generator_; }
   /// The keeper (for the lease, its status and the store URL).
   LeaseKeeper& keeper() noexcept { return *keeper_; }
   /// The node ID held.

@@ -15,7 +15,7 @@ namespace idforge::server {
 void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen);
 /// Same, but batches come from fill (e.g. a leased generator that turns a fence into a
 /// LeaseError); gen supplies the layout, node and slow-path counters.
-void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen,
+void add_snowflake_kind(Server& server, const SharedSnowflakeGenerator& gen,
                         std::function<void(std::span<Snowflake>)> fill);
 
 }  // namespace idforge::server
