@@ -27,6 +27,7 @@ inline constexpr const char* kMaskKeysEnv = "IDFORGE_MASK_KEYS";
 /// The variable that names a keyring file; a file wins over IDFORGE_MASK_KEYS.
 inline constexpr const char* kMaskKeyFileEnv = "IDFORGE_MASK_KEY_FILE";
 
+/// The masking keys a program holds: the primary masks, every key unmasks (file comment).
 class MaskKeyring {
  public:
   /// Parses entries (format above). source names where the text came from ("file

@@ -33,8 +33,8 @@ std::size_t base64url_bytes(unsigned bits) {
 TokenEncoding parse_token_encoding(std::string_view name) {
   if (name == "base62") return TokenEncoding::base62;
   if (name == "base64url" || name == "base64") return TokenEncoding::base64url;
-  throw Error(errc::invalid_argument,
-              "token encoding '" + std::string(name) + "': expected base62 or base64url");
+  // A ParseError like every other parse_<enum>, naming the text and the choices.
+  throw ParseError("token encoding", name, 0, "expected base62 or base64url");
 }
 
 std::size_t token_length(const TokenOptions& o) {

@@ -86,7 +86,8 @@ TEST(Token, ParsesEncodingNames) {
   EXPECT_EQ(parse_token_encoding("base62"), TokenEncoding::base62);
   EXPECT_EQ(parse_token_encoding("base64url"), TokenEncoding::base64url);
   EXPECT_EQ(parse_token_encoding("base64"), TokenEncoding::base64url);
-  EXPECT_THROW(parse_token_encoding("hex"), Error);
+  EXPECT_ERRC_AS(ParseError, parse_token_encoding("hex"), errc::parse_error, "token encoding 'hex'",
+                 "base62 or base64url");
 }
 
 }  // namespace

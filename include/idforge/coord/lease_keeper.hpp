@@ -79,6 +79,7 @@ struct KeeperStatus {
   std::string last_error;                   ///< message of the last failed attempt
 };
 
+/// Holds, renews and releases one node-ID lease and fences a generator by it (file comment).
 class LeaseKeeper {
  public:
   /// Acquires a node ID for layout from store (throws LeaseError; ClockBackwardsError when

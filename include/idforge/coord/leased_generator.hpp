@@ -50,6 +50,7 @@ struct LeasedOptions {
   std::stop_token stop;
 };
 
+/// A thread-safe Snowflake generator on a leased node ID; not copyable (file comment).
 class LeasedSnowflakeGenerator {
  public:
   /// Acquires a node ID from store, waits out the stored mark, starts renewing. Throws

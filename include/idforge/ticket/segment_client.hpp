@@ -67,6 +67,8 @@ struct SegmentClientStats {
   bool spare_ready = false;        ///< a spare block is waiting
 };
 
+/// A sequence's values from memory, a block leased at a time from a SegmentStore, which must
+/// outlive the client (file comment).
 class SegmentClient {
  public:
   /// Serves sequence name from store. The store and clock must outlive the client; the

@@ -51,6 +51,8 @@ struct TicketServerStats {
   std::string last_error;     ///< the latest failure's message
 };
 
+/// Values from a ticket set's servers, round-robin with failover and epoch checks (file
+/// comment).
 class TicketClient {
  public:
   /// Uses servers (at least one) for set name. errc::invalid_argument for a bad name or an
