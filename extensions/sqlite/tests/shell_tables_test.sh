@@ -42,8 +42,14 @@ $out
 expected:
 $expected"
 
-# A readers' connection of the same WAL database without the extension still reads the keys.
-[ "$("$sqlite3" -batch "$db" 'SELECT count(*) FROM orders')" = 100000 ] || fail "reader without the extension"
+# A connection of the same WAL database without the extension still reads both tables (the
+# DEFAULT is resolved only when a row takes it), and only an insert that needs uuid7() fails.
+[ "$("$sqlite3" -batch "$db" 'SELECT count(*) FROM orders; SELECT count(*) FROM events')" = "100000
+100000" ] || fail "reader without the extension"
+err=$("$sqlite3" -batch "$db" "INSERT INTO events(n) VALUES (0)" 2>&1 || true)
+grep -q "function: uuid7" <<<"$err" || fail "insert without the extension: $err"
+[ "$("$sqlite3" -batch "$db" "INSERT INTO events VALUES ('given', 0); SELECT count(*) FROM events")" = 100001 ] ||
+  fail "insert with the key given, without the extension"
 
 # Errors reach the shell as SQL errors, with the rule and the value, and the shell lives on.
 err=$("$sqlite3" -batch :memory: ".load ${ext%.so}" "SELECT snowflake();" 2>&1 || true)
