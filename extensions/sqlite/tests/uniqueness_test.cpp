@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <thread>
@@ -137,41 +136,6 @@ TEST(SqliteUniqueness, AForkedChildNeverRepeatsItsParentsIds) {
   // The parent goes on with its node.
   EXPECT_EQ(parent.integer("SELECT json_extract(idforge_inspect(snowflake()), '$.node')"), 50);
 }
-
-#ifdef IDFORGE_SQLITE_WITH_COORD
-std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("idforge-sqlite-" + name + "-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-TEST(SqliteLease, ALeaseUrlGivesANodeSharedByTheConnectionsThatNameIt) {
-  const auto dir = scratch_dir("lease");
-  const std::string url = "file:" + dir.string();
-  {
-    Db a, b;
-    const auto node = a.integer("SELECT idforge_node('" + url + "')");
-    EXPECT_EQ(b.integer("SELECT idforge_node('" + url + "')"), node);
-    EXPECT_TRUE(std::filesystem::exists(dir / ("node-" + std::to_string(node) + ".lock")));
-    std::set<std::string> ids;
-    for (int round = 0; round < 10; ++round)
-      for (Db* db : {&a, &b})
-        for (const auto& id : db->column(rows(1000) + "SELECT snowflake() FROM c")) ids.insert(id);
-    EXPECT_EQ(ids.size(), 20000u);
-    EXPECT_EQ(a.integer("SELECT json_extract(idforge_inspect(snowflake()), '$.node')"), node);
-    // A fixed node instead leaves the lease to b alone; b's close releases it.
-    a.exec("SELECT idforge_node(9)");
-    EXPECT_EQ(b.integer("SELECT idforge_node()"), node);
-  }
-  // Released with its high-water mark: a new holder starts above it.
-  EXPECT_TRUE(std::filesystem::exists(dir / "node-0.mark"));
-  Db c;
-  EXPECT_EQ(c.integer("SELECT idforge_node('" + url + "')"), 0);
-  std::filesystem::remove_all(dir);
-}
-#endif
 
 }  // namespace
 }  // namespace idforge::sqlite_test
