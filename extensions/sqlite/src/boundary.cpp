@@ -93,6 +93,14 @@ std::string describe(sqlite3_value* value) {
   }
 }
 
+std::string shown(std::string_view text) {
+  constexpr std::size_t kHead = 48;
+  if (text.size() <= kHead) return clean_utf8(text);
+  std::size_t cut = kHead;  // not inside a UTF-8 sequence
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return clean_utf8(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 std::string_view text_arg(sqlite3_value* value, std::string_view rule) {
   if (sqlite3_value_type(value) != SQLITE_TEXT)
     throw ArgumentError(std::string(rule) + ", got " + describe(value));

@@ -45,6 +45,10 @@ void guard(sqlite3_context* ctx, const char* function, Body&& body) noexcept {
 /// Long text is cut (its length is given).
 std::string describe(sqlite3_value* value);
 
+/// Text as a message quotes it: whole up to 48 bytes, else its first 48 bytes, "..." and its
+/// length; NUL and other control bytes written as \xNN (a NUL would end what() early).
+std::string shown(std::string_view text);
+
 /// The bytes of a TEXT argument, all of them (a NUL inside included; UTF-8 not assumed).
 /// Throws ArgumentError naming the value for any other type; rule says what is wanted.
 std::string_view text_arg(sqlite3_value* value, std::string_view rule);

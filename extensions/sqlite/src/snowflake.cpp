@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "functions.hpp"
@@ -47,48 +48,128 @@ SnowflakePolicy policy() {
   return p;
 }
 
-// One generator per (layout, node ID) in the process, never destroyed: a generator made anew
-// for a node that issued earlier in this process could repeat the last millisecond's IDs.
-// Layouts compare by their fields, not their names, so "twitter" and its spec share one.
-SharedSnowflakeGenerator& fixed_generator(const Layout& layout, std::uint64_t node) {
-  struct Entry {
-    Layout layout;
-    std::uint64_t node;
-    SharedSnowflakeGenerator* gen;
-  };
-  static std::mutex mutex;
-  static auto* entries = new std::vector<Entry>();
-  const std::lock_guard lock(mutex);
-  for (const Entry& e : *entries)
-    if (e.node == node && e.layout == layout) return *e.gen;  // in a forked child it refuses
+// A layout as messages show it: its name and its canonical spec.
+std::string layout_shown(const Layout& layout) {
+  return "'" + layout.name() + "' (" + layout.to_spec() + ")";
+}
+
+// The per-process registry, keyed by node number: a node number issues from exactly one
+// generator in the process, whatever asked for it (idforge_node(N), or a lease URL whose store
+// handed out N). Two generators on one node would each start their sequence at 0 in the same
+// millisecond, and two layouts on one node can put the same bits in the same place (twitter and
+// 'twitter,node=10', or an epoch a few ms apart), so their IDs could be equal.
+//
+// A fixed node's generator is never destroyed: one made anew for a node that issued earlier in
+// this process could repeat the last millisecond's IDs, so once idforge_node(N) has run, N keeps
+// that layout for the life of the process. A leased generator is released (its high-water mark
+// stored) when the last connection that uses it closes or picks another node; its entry goes
+// with it. A lease taken before fork() is not the child's: the child takes its own.
+struct NodeEntry {
+  NodeEntry(std::uint64_t n, Layout l) : node(n), layout(std::move(l)) {}
+  std::uint64_t node;
+  Layout layout;
+  std::string url;  // the lease URL as given; empty for a fixed node
+  SharedSnowflakeGenerator* fixed = nullptr;
+#ifdef IDFORGE_SQLITE_WITH_COORD
+  std::uint64_t fork_epoch = 0;
+  std::weak_ptr<coord::LeasedSnowflakeGenerator> leased;
+#endif
+};
+
+struct Registry {
+  std::mutex mutex;  // held while leasing too: two connections never lease twice
+  std::vector<NodeEntry> entries;
+};
+
+Registry& registry() {
+  static auto* r = new Registry();  // never destroyed: connections may close after exit begins
+  return *r;
+}
+
+// Drops the entries of released leases and of leases from before fork(); the caller holds the
+// mutex.
+void prune(Registry& r) {
+#ifdef IDFORGE_SQLITE_WITH_COORD
+  const std::uint64_t epoch = detail::fork_epoch();
+  std::erase_if(r.entries, [&](const NodeEntry& e) {
+    return !e.fixed && (e.leased.expired() || e.fork_epoch != epoch);
+  });
+#else
+  (void)r;
+#endif
+}
+
+// Where a node's generator came from, for messages.
+std::string source_of(const NodeEntry& e) {
+  if (e.fixed) return "idforge_node(" + std::to_string(e.node) + ")";
+  return "lease URL '" + shown(e.url) + "'";
+}
+
+NodeEntry* entry_for_node(Registry& r, std::uint64_t node) {
+  for (NodeEntry& e : r.entries)
+    if (e.node == node) return &e;
+  return nullptr;
+}
+
+[[noreturn]] void refuse_other_layout(const NodeEntry& e, const Layout& layout) {
+  throw Error(errc::invalid_argument,
+              "node " + std::to_string(e.node) + " already issues in this process under layout " +
+                  layout_shown(e.layout) + " (from " + source_of(e) + "); layout " +
+                  layout_shown(layout) +
+                  " on the same node is refused: one layout per node per process, since IDs of "
+                  "the two could be equal; use another node ID for this layout");
+}
+
+Connection bind_fixed(const Layout& layout, std::uint64_t node) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  prune(r);
+  Connection c;
+  if (NodeEntry* e = entry_for_node(r, node)) {
+    if (!(e->layout == layout)) refuse_other_layout(*e, layout);
+    c.fixed = e->fixed;  // in a forked child a fixed generator refuses
+#ifdef IDFORGE_SQLITE_WITH_COORD
+    if (!c.fixed) c.leased = e->leased.lock();  // the lease of this node, shared
+#endif
+    return c;
+  }
   auto gen = std::make_unique<SharedSnowflakeGenerator>(layout, node, policy());
-  entries->push_back({layout, node, gen.get()});
-  return *gen.release();
+  NodeEntry entry(node, layout);
+  entry.fixed = gen.get();
+  r.entries.push_back(std::move(entry));
+  c.fixed = gen.release();
+  return c;
 }
 
 #ifdef IDFORGE_SQLITE_WITH_COORD
-// One lease per (store URL, layout) in the process, shared by the connections that name it and
-// released (its high-water mark stored) when the last of them closes or picks another node. A
-// lease taken before fork() is not the child's: the child takes its own.
-std::shared_ptr<coord::LeasedSnowflakeGenerator> leased_generator(const std::string& url,
-                                                                  const Layout& layout) {
-  struct Entry {
-    std::string url;
-    Layout layout;
-    std::uint64_t fork_epoch;
-    std::weak_ptr<coord::LeasedSnowflakeGenerator> gen;
-  };
-  static std::mutex mutex;
-  static auto* entries = new std::vector<Entry>();
-  const std::lock_guard lock(mutex);  // held while leasing: two connections never lease twice
-  const std::uint64_t epoch = detail::fork_epoch();
-  for (const Entry& e : *entries)
-    if (e.url == url && e.layout == layout && e.fork_epoch == epoch)
-      if (auto gen = e.gen.lock()) return gen;
-  std::erase_if(*entries, [&](const Entry& e) { return e.gen.expired() || e.fork_epoch != epoch; });
+std::shared_ptr<coord::LeasedSnowflakeGenerator> bind_leased(const std::string& url,
+                                                             const Layout& layout) {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  prune(r);
+  for (const NodeEntry& e : r.entries)
+    if (!e.fixed && e.url == url && e.layout == layout)
+      if (auto gen = e.leased.lock()) return gen;
   auto gen = std::make_shared<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,
                                                                policy());
-  entries->push_back({url, layout, epoch, gen});
+  const std::uint64_t node = gen->node();
+  if (const NodeEntry* e = entry_for_node(r, node)) {
+    // Refused rather than shared: sharing would leave the lease held by no generator, and the
+    // connection issuing on a node its store does not vouch for.
+    const std::string other = source_of(*e);
+    gen.reset();  // releases the lease
+    throw Error(errc::invalid_argument,
+                "lease URL '" + shown(url) + "' acquired node " + std::to_string(node) +
+                    ", which this process already issues from via " + other +
+                    "; the lease is released: one generator per node per process, so give "
+                    "every connection of the process the same source for a node (the same "
+                    "lease URL, spelled the same, or the same node ID)");
+  }
+  NodeEntry entry(node, layout);
+  entry.url = url;
+  entry.fork_epoch = detail::fork_epoch();
+  entry.leased = gen;
+  r.entries.push_back(std::move(entry));
   return gen;
 }
 #endif
@@ -124,17 +205,13 @@ void bind_node(Connection& c, std::int64_t node, const Layout& layout) {
                 "node ID " + std::to_string(node) + " out of range: layout '" + layout.name() +
                     "' has " + std::to_string(layout.node_bits()) + " node bits, so 0.." +
                     std::to_string(layout.node_count() - 1));
-  SharedSnowflakeGenerator& gen =
-      fixed_generator(layout, layout.check_node(static_cast<std::uint64_t>(node)));
-  c.fixed = &gen;
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  c.leased.reset();  // the last connection to leave a lease releases it
-#endif
+  c = bind_fixed(layout, layout.check_node(static_cast<std::uint64_t>(node)));
+  // the last connection to leave a lease releases it (the old c.leased, just replaced)
 }
 
 void bind_lease(Connection& c, std::string_view url, const Layout& layout) {
 #ifdef IDFORGE_SQLITE_WITH_COORD
-  c.leased = leased_generator(std::string(url), layout);
+  c.leased = bind_leased(std::string(url), layout);
   c.fixed = nullptr;
 #else
   (void)c;

@@ -90,10 +90,10 @@ TEST(SqliteFunctions, SnowflakeCarriesTheConnectionsNode) {
   EXPECT_EQ(db.integer("SELECT json_extract(idforge_inspect(snowflake(), 'sonyflake'), '$.node')"),
             300);
   // A layout spec, as `--layout` takes it.
-  EXPECT_EQ(db.integer("SELECT idforge_node(3, 'time=41,dc=0,worker=10,seq=12')"), 3);
+  EXPECT_EQ(db.integer("SELECT idforge_node(303, 'time=41,dc=0,worker=10,seq=12')"), 303);
   EXPECT_EQ(db.integer("SELECT json_extract(idforge_inspect(snowflake(), "
                        "'time=41,dc=0,worker=10,seq=12'), '$.node')"),
-            3);
+            303);
 }
 
 TEST(SqliteFunctions, SnowflakesIncreaseOnOneConnection) {

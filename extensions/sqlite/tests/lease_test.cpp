@@ -66,5 +66,52 @@ TEST(SqliteLease, ARedisLeaseIsSharedByTheConnectionsThatNameIt) {
   EXPECT_NE(d.integer("SELECT idforge_node('" + url + "', 'time=41,dc=0,worker=10,seq=12')"), node);
 }
 
+// One node number, one generator in the process, whatever the source: a lease whose store hands
+// out a node that a fixed idforge_node(N) or another lease URL already issues from is refused
+// and released; a fixed node on a node leased here with the same layout shares the lease.
+TEST(SqliteLease, ALeaseOnANodeInUseByAnotherSourceIsRefusedAndReleased) {
+  const auto d1 = scratch_dir("static-1"), d2 = scratch_dir("static-2");
+  const std::string s1 = "static:65?state=" + d1.string(), s2 = "static:65?state=" + d2.string();
+  Db a, b, c;
+  ASSERT_EQ(a.integer("SELECT idforge_node(65)"), 65);
+  std::string message = b.error("SELECT idforge_node('" + s1 + "')");
+  EXPECT_NE(message.find("acquired node 65, which this process already issues from via "
+                         "idforge_node(65); the lease is released"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("one generator per node per process"), std::string::npos) << message;
+  EXPECT_EQ(b.text("SELECT idforge_node()"), "NULL");
+  // ordinal: worker 1 in dc 2 is node 65 under twitter.
+  EXPECT_NE(b.error("SELECT idforge_node('ordinal:a-1?dc=2&state=" + d1.string() + "')")
+                .find("acquired node 65, which this process already issues from via "
+                      "idforge_node(65)"),
+            std::string::npos);
+
+  // A lease first: a second spelling of the node is refused, the lease released (d2 is free
+  // again), and a fixed node of the same layout shares the lease's generator.
+  const std::string s3 = "static:66?state=" + d1.string(), s4 = "static:66?state=" + d2.string();
+  ASSERT_EQ(b.integer("SELECT idforge_node('" + s3 + "')"), 66);
+  message = c.error("SELECT idforge_node('" + s4 + "')");
+  EXPECT_NE(message.find("acquired node 66, which this process already issues from via lease "
+                         "URL 'static:66?state="),
+            std::string::npos)
+      << message;
+  ASSERT_EQ(c.integer("SELECT idforge_node(66)"), 66);
+  EXPECT_NE(a.error("SELECT idforge_node(66, 'twitter,node=10')")
+                .find("node 66 already issues in this process under layout 'twitter'"),
+            std::string::npos);
+  std::set<std::string> ids;
+  for (int round = 0; round < 5; ++round)
+    for (Db* db : {&b, &c})
+      for (const auto& id : db->column(rows(1000) + "SELECT snowflake() FROM c")) ids.insert(id);
+  EXPECT_EQ(ids.size(), 10000u);
+  b.exec("SELECT idforge_node(67)");
+  c.exec("SELECT idforge_node(68)");  // the last user of the lease lets go: released
+  Db d;
+  EXPECT_EQ(d.integer("SELECT idforge_node('" + s4 + "')"), 66);
+  std::filesystem::remove_all(d1);
+  std::filesystem::remove_all(d2);
+}
+
 }  // namespace
 }  // namespace idforge::sqlite_test

@@ -137,5 +137,32 @@ TEST(SqliteUniqueness, AForkedChildNeverRepeatsItsParentsIds) {
   EXPECT_EQ(parent.integer("SELECT json_extract(idforge_inspect(snowflake()), '$.node')"), 50);
 }
 
+// One node number, one layout in the process: layouts that place the same bits alike (10 node
+// bits split otherwise, or an epoch 100 ms apart) would issue equal IDs from two generators, so
+// the second layout is refused, naming the node, both layouts and the rule.
+TEST(SqliteUniqueness, ANodeInUseRefusesAnotherLayout) {
+  Db a, b;
+  ASSERT_EQ(a.integer("SELECT idforge_node(60)"), 60);
+  for (const std::string layout :
+       {"twitter,node=10", "time=41,dc=4,worker=6,seq=12,epoch=1288834974657",
+        "time=41,dc=5,worker=5,seq=12,epoch=1288834974757"}) {
+    const std::string message = b.error("SELECT idforge_node(60, '" + layout + "')");
+    EXPECT_NE(message.find("node 60 already issues in this process under layout 'twitter'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("one layout per node per process"), std::string::npos) << message;
+    EXPECT_NE(message.find("IDs of the two could be equal"), std::string::npos) << message;
+    EXPECT_EQ(b.text("SELECT idforge_node()"), "NULL") << layout;  // left as it was
+  }
+  // The same layout under another spelling shares the generator: no ID twice.
+  ASSERT_EQ(
+      b.integer("SELECT idforge_node(60, 'time=41,dc=5,worker=5,seq=12,epoch=1288834974657')"), 60);
+  std::set<std::string> ids;
+  for (int round = 0; round < 5; ++round)
+    for (Db* db : {&a, &b})
+      for (const auto& id : db->column(rows(1000) + "SELECT snowflake() FROM c")) ids.insert(id);
+  EXPECT_EQ(ids.size(), 10000u);
+}
+
 }  // namespace
 }  // namespace idforge::sqlite_test
