@@ -79,8 +79,10 @@ std::string describe(sqlite3_value* value) {
       sqlite3_free(p);
       return s;
     }
-    case SQLITE_BLOB:
-      return "blob of " + std::to_string(sqlite3_value_bytes(value)) + " bytes";
+    case SQLITE_BLOB: {
+      const int n = sqlite3_value_bytes(value);
+      return "blob of " + std::to_string(n) + (n == 1 ? " byte" : " bytes");
+    }
     default: {
       constexpr std::size_t kShown = 64;
       const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(value));

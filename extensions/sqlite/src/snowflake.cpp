@@ -178,11 +178,60 @@ Connection& connection_of(sqlite3_context* ctx) {
   return **static_cast<ConnectionRef*>(sqlite3_user_data(ctx));
 }
 
+constexpr std::size_t kMaxUrlBytes = 4096;   // PATH_MAX, the longest file: DIR that could work
+constexpr std::size_t kMaxSpecBytes = 1024;  // the longest spec is a few dozen bytes
+
+// A lease URL or layout spec with a NUL inside is refused: the C APIs below it (paths, what())
+// would stop at the NUL and act on the truncated text.
+// Longer text is refused before use: the stores and the parser quote parts of it (a path, a
+// value) in their messages, and those parts are not ours to shorten.
+std::string_view without_nul(std::string_view text, const char* what, std::size_t max_bytes) {
+  if (text.size() > max_bytes)
+    throw ArgumentError(std::string(what) + " is " + std::to_string(text.size()) +
+                        " bytes, longer than the " + std::to_string(max_bytes) +
+                        " allowed, got text '" + shown(text) + "'");
+  if (const std::size_t at = text.find('\0'); at != std::string_view::npos)
+    throw ArgumentError(std::string(what) + " must not contain a NUL byte (found at byte " +
+                        std::to_string(at) + "), got text '" + shown(text) + "'");
+  return text;
+}
+
+// Runs body; an Error that quotes text whole has it shortened to shown(text), so a 100 KB URL or
+// spec is not echoed in full (by the store or parser below, which cannot know the limit here).
+template <class Body>
+auto quoting_shortened(std::string_view text, Body&& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    const std::string short_text = shown(text);
+    if (short_text.size() >= text.size() && std::string_view(e.what()).size() < 512) throw;
+    std::string m = e.what();
+    for (std::size_t at = m.find(text); at != std::string::npos;
+         at = m.find(text, at + short_text.size()))
+      m.replace(at, text.size(), short_text);
+    // Parts of text (a path, a value) may still be quoted whole: keep the head and the tail,
+    // where the cause is.
+    constexpr std::size_t kHead = 240, kTail = 160;
+    if (m.size() > kHead + kTail + 64)
+      m = m.substr(0, kHead) + " ... (" + std::to_string(m.size() - kHead - kTail) +
+          " bytes cut) ... " + m.substr(m.size() - kTail);
+    throw Error(e.code(), m);
+  }
+}
+
 Layout layout_arg(int argc, sqlite3_value** argv) {
   if (argc < 2) return presets::twitter();
-  return parse_layout(text_arg(argv[1],
-                               "the layout must be text: a preset name (twitter, discord, "
-                               "sonyflake, instagram, baidu) or a spec"));
+  const std::string_view spec = without_nul(
+      text_arg(argv[1],
+               "the layout must be text: a preset name (twitter, discord, sonyflake, instagram, "
+               "baidu) or a spec"),
+      "the layout", kMaxSpecBytes);
+  return quoting_shortened(spec, [&] { return parse_layout(spec); });
+}
+
+bool all_digits(std::string_view text) {
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 std::uint64_t node_of(const Connection& c) {
@@ -216,7 +265,7 @@ void bind_lease(Connection& c, std::string_view url, const Layout& layout) {
 #else
   (void)c;
   (void)layout;
-  throw ArgumentError("lease URL '" + std::string(url) +
+  throw ArgumentError("lease URL '" + shown(url) +
                       "': this build of the extension has no lease stores (build idforge with "
                       "IDFORGE_BUILD_COORD=ON); give a node ID instead, e.g. idforge_node(7)");
 #endif
@@ -251,9 +300,18 @@ void set_node(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
       case SQLITE_INTEGER:
         bind_node(c, sqlite3_value_int64(argv[0]), layout);
         break;
-      case SQLITE_TEXT:
-        bind_lease(c, text_arg(argv[0], ""), layout);
+      case SQLITE_TEXT: {
+        const std::string_view url =
+            without_nul(text_arg(argv[0], ""), "the lease URL", kMaxUrlBytes);
+        if (all_digits(url))
+          throw ArgumentError("text '" + shown(url) +
+                              "' is neither a node ID nor a lease URL: pass an INTEGER node ID "
+                              "(idforge_node(" +
+                              shown(url) + "), not '" + shown(url) +
+                              "'), or a lease URL such as file:/path");
+        quoting_shortened(url, [&] { bind_lease(c, url, layout); });
         break;
+      }
       default:
         throw ArgumentError("the node must be an integer node ID (0.." +
                             std::to_string(layout.node_count() - 1) + " under layout '" +
@@ -281,9 +339,11 @@ void snowflake(sqlite3_context* ctx, int, sqlite3_value**) noexcept {
 #endif
     } catch (const Error& e) {
       if (e.code() != errc::forked) throw;
-      throw Error(errc::forked, std::string(e.what()) +
-                                    "; in SQLite: in the child process call idforge_node() with "
-                                    "a node ID no other process uses, or a lease URL");
+      throw Error(errc::forked,
+                  "snowflake generator for node " + std::to_string(node_of(c)) +
+                      " was created before fork(); in the child process call idforge_node() "
+                      "with another node (one no other process uses) or a lease URL (the parent "
+                      "keeps issuing with this one)");
     }
     // SQLite's INTEGER is signed: an unsigned layout's ID from 2^63 up would read back negative
     // and sort first, so it is refused rather than stored out of order.

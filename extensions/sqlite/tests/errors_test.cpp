@@ -1,7 +1,9 @@
 // Bad input gets SQLite's error with the CLI's message (the value and the rule), never a crash,
 // and a failed idforge_node() leaves the connection's node as it was.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"SELECT idforge_inspect(NULL)",
              {"idforge_inspect(): ", "text, an integer", "got NULL"}},
         Case{"SELECT idforge_inspect(2.5)", {"idforge_inspect(): ", "got real 2.5"}},
-        Case{"SELECT idforge_inspect(x'00')", {"idforge_inspect(): ", "got blob of 1 bytes"}},
+        Case{"SELECT idforge_inspect(x'00')", {"idforge_inspect(): ", "got blob of 1 byte"}},
         Case{"SELECT idforge_inspect('no-such-id')", {"idforge_inspect(): ", "no-such-id"}},
         Case{"SELECT idforge_inspect('1', 'time=99')", {"idforge_inspect(): ", "99"}},
         Case{"SELECT idforge_inspect('1', 7)",
@@ -65,7 +67,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"SELECT idforge_node(NULL)",
              {"idforge_node(): ", "integer node ID", "lease URL", "got NULL"}},
         Case{"SELECT idforge_node(2.0)", {"idforge_node(): ", "got real 2.0"}},
-        Case{"SELECT idforge_node(x'07')", {"idforge_node(): ", "got blob of 1 bytes"}},
+        Case{"SELECT idforge_node(x'07')", {"idforge_node(): ", "got blob of 1 byte"}},
         Case{"SELECT idforge_node(1, 'no-such-preset')", {"idforge_node(): ", "no-such-preset"}},
         Case{"SELECT idforge_node(1, 'time=50,dc=5,worker=5,seq=12')", {"idforge_node(): ", "50"}},
         Case{"SELECT idforge_node(1, NULL)",
@@ -114,6 +116,52 @@ TEST(SqliteErrorsText, AnErrorStopsTheStatementOnly) {
   Db db;
   EXPECT_FALSE(db.error("SELECT uuid_str(NULL)").empty());
   EXPECT_EQ(db.text("SELECT length(uuid7())"), "36");
+}
+
+// A NUL inside a lease URL or a layout is refused before any store sees the text (a C path
+// would stop at the NUL and create a folder of its own), and the message shows it as \x00.
+TEST(SqliteErrorsText, ANulInsideTheUrlOrLayoutIsRefused) {
+  Db db;
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("idforge-sqlite-nul-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string url = "file:" + dir.string() + "/N";
+  std::string message =
+      db.error("SELECT idforge_node(CAST('" + url + "' || x'00' || 'zz' AS TEXT))");
+  EXPECT_NE(message.find("the lease URL must not contain a NUL byte"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("'" + url + "\\x00zz'"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  message = db.error("SELECT idforge_node(1, CAST('twitter' || x'00' || 'zz' AS TEXT))");
+  EXPECT_NE(message.find("the layout must not contain a NUL byte"), std::string::npos) << message;
+  EXPECT_NE(message.find("'twitter\\x00zz'"), std::string::npos) << message;
+  EXPECT_EQ(db.text("SELECT idforge_node()"), "NULL");
+}
+
+// A long lease URL or layout is quoted by its first 48 bytes and its length.
+TEST(SqliteErrorsText, ALongUrlOrLayoutIsCutInTheMessage) {
+  Db db;
+  for (const std::string sql :
+       {"SELECT idforge_node('file:/tmp/' || printf('%.*c', 100000, 'a'))",
+        "SELECT idforge_node('static:1?state=/tmp/' || printf('%.*c', 3000, 'a'))",
+        "SELECT idforge_node(1, 'time=' || printf('%.*c', 100000, '1'))",
+        "SELECT idforge_node(1, 'time=' || printf('%.*c', 1000, '1'))"}) {
+    const std::string message = db.error(sql);
+    EXPECT_NE(message.find(" bytes"), std::string::npos) << message.substr(0, 300);
+    EXPECT_LT(message.size(), 500u) << message.substr(0, 300);
+  }
+}
+
+TEST(SqliteErrorsText, MessagesReadAsEnglish) {
+  Db db;
+  std::string message = db.error("SELECT uuid_str(x'00')");
+  EXPECT_EQ(message.substr(message.size() - 18), "got blob of 1 byte") << message;
+  message = db.error("SELECT idforge_node(1, 'time=40,dc=5,worker=5,seq=12,unsigned')");
+  EXPECT_NE(message.find("but an unsigned layout has 64 bits"), std::string::npos) << message;
+  // Numeric text is not a node ID: the hint says what to pass.
+  message = db.error("SELECT idforge_node('7')");
+  EXPECT_NE(message.find("pass an INTEGER node ID"), std::string::npos) << message;
+  EXPECT_NE(message.find("or a lease URL such as file:/path"), std::string::npos) << message;
 }
 
 }  // namespace
