@@ -60,9 +60,9 @@ Layout Layout::make(const LayoutFields& f, std::int64_t now_unix_ms) {
   const int want = f.is_signed ? 63 : 64;
   const int sum = f.time_bits + f.datacenter_bits + f.worker_bits + f.sequence_bits;
   if (sum != want)
-    invalid(f, "bits do not add up: " + bits_sum(f) + ", but a " +
-                   (f.is_signed ? "signed layout has 63 usable bits (the sign bit stays 0)"
-                                : "unsigned layout has 64 bits"));
+    invalid(f, "bits do not add up: " + bits_sum(f) + ", but " +
+                   (f.is_signed ? "a signed layout has 63 usable bits (the sign bit stays 0)"
+                                : "an unsigned layout has 64 bits"));
   if (f.epoch_ms < 0)
     invalid(f, "epoch " + std::to_string(f.epoch_ms) +
                    " ms is before 1970-01-01T00:00:00.000Z: the epoch must be a date from 1970 on");

@@ -77,7 +77,7 @@ TEST(SnowflakeLayout, RefusesImpossibleLayoutsNamingTheNumbers) {
        "time 41 + datacenter 5 + worker 5 + sequence 13 = 64"},
       {"short", with([](auto& f) { f.time_bits = 40; }), errc::invalid_layout, "= 62"},
       {"unsigned 63", with([](auto& f) { f.is_signed = false; }), errc::invalid_layout,
-       "unsigned layout has 64 bits"},
+       "but an unsigned layout has 64 bits"},
       {"negative", with([](auto& f) { f.worker_bits = -1; }), errc::invalid_layout,
        "worker bits is -1, must be 0..31"},
       {"tick 0", with([](auto& f) { f.tick_ms = 0; }), errc::invalid_layout, "tick (ms) is 0"},

@@ -52,6 +52,13 @@ for p in coord ticket lab server; do
     test -d "$prefix/include/idforge/$p" || { echo "headers of $p missing" >&2; exit 1; }
   fi
 done
+# The SQLite extension, where it was built: installed beside the libraries and loadable from there.
+if [ -f "$build/extensions/sqlite/libidforge_sqlite.so" ]; then
+  ext=$(ls "$prefix"/lib*/libidforge_sqlite.so)
+  [ "$(sqlite3 -batch :memory: ".load ${ext%.so}" "SELECT length(uuid7())")" = 36 ] ||
+    { echo "installed SQLite extension $ext does not load" >&2; exit 1; }
+  echo "  sqlite extension: $ext"
+fi
 quiet cmake -S "$src/examples/embed" -B "$scratch/embed" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 quiet cmake --build "$scratch/embed"
 "$scratch/embed/embed_example" | grep -q "node 42"
