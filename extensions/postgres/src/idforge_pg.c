@@ -1,0 +1,416 @@
+/* idforge for PostgreSQL: the C glue between the server and idforge's core.
+ *
+ * idforge_snowflake() steps ONE generator per cluster: its state (last stamp and durable
+ * mark) sits in shared memory behind an LWLock, so IDs are strictly increasing across all
+ * backends and databases. Before it issues an ID whose tick ends after the mark on disk
+ * ($PGDATA/idforge_snowflake.mark), it writes a new mark idforge.reserve_ms ahead
+ * (written, fsynced, renamed), and after a restart it resumes after that mark, so a crash
+ * never makes it repeat an ID, even with the clock behind. The Snowflake rules themselves
+ * (core's advance()) and every encoder run in the C++ shim (idforge_pg_shim.h).
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "access/xlog.h"
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "idforge_pg_shim.h"
+
+PG_MODULE_MAGIC;
+
+#define MARK_FILE "idforge_snowflake.mark"
+#define MARK_TMP_FILE "idforge_snowflake.mark.tmp"
+
+/* Settings. */
+static char* layout_setting = NULL;
+static int node_setting = 0;
+static int reserve_ms_setting = 1000;
+static int max_clock_wait_ms_setting = 5000;
+
+/* The layout and node, checked in the postmaster when preloaded. */
+static idf_sf_params sf_params;
+
+typedef struct IdforgeShared {
+  LWLock* lock;
+  bool loaded;   /* mark read from disk since the cluster started */
+  uint64 stamp;  /* last issued: tick << sequence_bits | sequence */
+  int64 mark_ms; /* on disk: every issued ID's tick ends by this */
+  idf_sf_params params;
+} IdforgeShared;
+
+static IdforgeShared* shared = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+void _PG_init(void);
+
+static int64 unix_ms_now(void) {
+  struct timespec ts;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool check_layout(char** newval, void** extra, GucSource source) {
+  char err[IDF_ERR_SIZE];
+  idf_sf_params p;
+
+  if (idf_sf_prepare(*newval, 0, unix_ms_now(), &p, err) != 0) {
+    GUC_check_errdetail("%s", err);
+    return false;
+  }
+  return true;
+}
+
+static void idforge_shmem_request(void) {
+  if (prev_shmem_request_hook) prev_shmem_request_hook();
+  RequestAddinShmemSpace(MAXALIGN(sizeof(IdforgeShared)));
+  RequestNamedLWLockTranche("idforge", 1);
+}
+
+static void idforge_shmem_startup(void) {
+  bool found;
+
+  if (prev_shmem_startup_hook) prev_shmem_startup_hook();
+  LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+  shared = ShmemInitStruct("idforge", sizeof(IdforgeShared), &found);
+  if (!found) {
+    shared->lock = &(GetNamedLWLockTranche("idforge"))->lock;
+    shared->loaded = false;
+    shared->stamp = 0;
+    shared->mark_ms = IDF_NO_UNIX_MS;
+    shared->params = sf_params;
+  }
+  LWLockRelease(AddinShmemInitLock);
+}
+
+void _PG_init(void) {
+  char err[IDF_ERR_SIZE];
+
+  DefineCustomStringVariable(
+      "idforge.layout", "Snowflake layout of idforge_snowflake(): a preset name or a spec.",
+      "As idforge --layout takes it: twitter, discord, sonyflake, instagram, baidu, "
+      "or key=value pairs such as time=41,dc=5,worker=5,seq=12.",
+      &layout_setting, "twitter", PGC_POSTMASTER, 0, check_layout, NULL, NULL);
+  DefineCustomIntVariable(
+      "idforge.node", "Node ID of this cluster in idforge_snowflake()'s IDs.",
+      "Unique among every cluster (and other generator) issuing with the same layout.",
+      &node_setting, 0, 0, INT_MAX, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+  DefineCustomIntVariable(
+      "idforge.reserve_ms", "How far ahead of issued IDs the durable mark is written.",
+      "Longer: fewer fsyncs; a restart may wait up to this long for the clock.",
+      &reserve_ms_setting, 1000, 1, 60000, PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+  DefineCustomIntVariable("idforge.max_clock_wait_ms",
+                          "How long idforge_snowflake() waits for a clock behind its last ID.",
+                          "Beyond it the call fails naming how far behind the clock is.",
+                          &max_clock_wait_ms_setting, 5000, 0, 60000, PGC_SIGHUP, GUC_UNIT_MS, NULL,
+                          NULL, NULL);
+  MarkGUCPrefixReserved("idforge");
+
+  if (!process_shared_preload_libraries_in_progress) return;
+
+  /* In the postmaster: a node outside the layout stops the server from starting. */
+  if (idf_sf_prepare(layout_setting, node_setting, unix_ms_now(), &sf_params, err) != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("idforge: idforge.node = %d with idforge.layout = '%s': %s",
+                           node_setting, layout_setting, err)));
+
+  prev_shmem_request_hook = shmem_request_hook;
+  shmem_request_hook = idforge_shmem_request;
+  prev_shmem_startup_hook = shmem_startup_hook;
+  shmem_startup_hook = idforge_shmem_startup;
+}
+
+/* Reads the mark left by the last run of the cluster (none: a fresh cluster). */
+static void load_mark(void) {
+  char buf[64];
+  char err[IDF_ERR_SIZE];
+  FILE* f;
+  size_t n;
+  int64 mark = IDF_NO_UNIX_MS;
+
+  f = AllocateFile(MARK_FILE, "r");
+  if (f == NULL) {
+    if (errno != ENOENT)
+      ereport(ERROR,
+              (errcode_for_file_access(), errmsg("idforge: could not read \"%s\": %m", MARK_FILE)));
+  } else {
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    FreeFile(f);
+    if (idf_sf_parse_mark(buf, n, &mark, err) != 0)
+      ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                      errmsg("idforge: \"%s\" in the data directory: %s", MARK_FILE, err),
+                      errhint("Put the last mark (or a time after every issued ID, in Unix ms) "
+                              "into it; never remove it while IDs from this cluster exist.")));
+  }
+  shared->mark_ms = mark;
+  shared->stamp = idf_sf_resume_stamp(&shared->params, mark);
+  shared->loaded = true;
+}
+
+/* Writes mark durably: a temporary file, fsynced, renamed over the old one. */
+static void persist_mark(int64 mark) {
+  char text[32];
+  int len;
+  int fd;
+
+  len = snprintf(text, sizeof(text), INT64_FORMAT "\n", mark);
+  fd = OpenTransientFile(MARK_TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+  if (fd < 0)
+    ereport(ERROR, (errcode_for_file_access(),
+                    errmsg("idforge: could not create \"%s\": %m", MARK_TMP_FILE)));
+  errno = 0;
+  if (write(fd, text, len) != len) {
+    if (errno == 0) errno = ENOSPC;
+    ereport(ERROR, (errcode_for_file_access(),
+                    errmsg("idforge: could not write \"%s\": %m", MARK_TMP_FILE)));
+  }
+  if (CloseTransientFile(fd) != 0)
+    ereport(ERROR, (errcode_for_file_access(),
+                    errmsg("idforge: could not close \"%s\": %m", MARK_TMP_FILE)));
+  /* fsyncs the file, renames it, fsyncs the directory */
+  durable_rename(MARK_TMP_FILE, MARK_FILE, ERROR);
+}
+
+PG_FUNCTION_INFO_V1(idforge_snowflake);
+Datum idforge_snowflake(PG_FUNCTION_ARGS) {
+  idf_sf_step step;
+  int64 waited_ms = 0;
+
+  if (shared == NULL)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("idforge_snowflake() needs the idforge library loaded at server start"),
+                    errhint("Add idforge to shared_preload_libraries in postgresql.conf "
+                            "(shared_preload_libraries = 'idforge') and restart the server.")));
+  if (RecoveryInProgress())
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+         errmsg("idforge_snowflake() cannot issue IDs on a server in recovery (a standby)"),
+         errhint(
+             "Issue IDs on the primary; a promoted standby issues with its own idforge.node.")));
+
+  for (;;) {
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    if (!shared->loaded) load_mark();
+    idf_sf_next(&shared->params, shared->stamp, shared->mark_ms, unix_ms_now(), reserve_ms_setting,
+                max_clock_wait_ms_setting, &step);
+    if (step.kind == IDF_SF_ISSUE) {
+      if (step.new_mark_ms != IDF_NO_UNIX_MS) {
+        persist_mark(step.new_mark_ms);
+        shared->mark_ms = step.new_mark_ms;
+      }
+      shared->stamp = step.stamp;
+      LWLockRelease(shared->lock);
+      PG_RETURN_INT64(step.id);
+    }
+    LWLockRelease(shared->lock);
+
+    switch (step.kind) {
+      case IDF_SF_WAIT:
+        /* Bounded: a clock behind waits at most idforge.max_clock_wait_ms in all. */
+        if (waited_ms > max_clock_wait_ms_setting + 1000)
+          ereport(
+              ERROR,
+              (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+               errmsg("idforge_snowflake(): waited %lld ms for the clock, which is still %lld ms "
+                      "behind the last issued ID (idforge.max_clock_wait_ms = %d)",
+                      (long long)waited_ms, (long long)step.behind_ms, max_clock_wait_ms_setting)));
+        {
+          int64 nap = Min(step.wait_ms, 50);
+
+          pg_usleep(nap * 1000L);
+          waited_ms += nap;
+        }
+        CHECK_FOR_INTERRUPTS();
+        break;
+      case IDF_SF_BEHIND:
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("idforge_snowflake(): the clock is %lld ms behind the last issued ID "
+                    "(or the durable mark in %s), more than idforge.max_clock_wait_ms = %d; "
+                    "nothing issued",
+                    (long long)step.behind_ms, MARK_FILE, max_clock_wait_ms_setting),
+             errhint(
+                 "Fix the clock (NTP) or wait until it passes the mark; never lower the mark.")));
+        break;
+      case IDF_SF_EXHAUSTED:
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("idforge_snowflake(): the time field of layout '%s' has run out",
+                               layout_setting)));
+        break;
+      default:
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("idforge_snowflake(): the clock reads before the epoch of layout '%s'",
+                        layout_setting)));
+    }
+  }
+}
+
+PG_FUNCTION_INFO_V1(idforge_snowflake_time);
+Datum idforge_snowflake_time(PG_FUNCTION_ARGS) {
+  int64 id = PG_GETARG_INT64(0);
+  int64 unix_ms;
+  char err[IDF_ERR_SIZE];
+
+  if (idf_sf_unix_ms(layout_setting, id, &unix_ms, err) != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("idforge_snowflake_time(" INT64_FORMAT ") under layout '%s': %s", id,
+                           layout_setting, err)));
+  PG_RETURN_TIMESTAMPTZ(unix_ms * 1000 - ((int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+                                          SECS_PER_DAY * USECS_PER_SEC));
+}
+
+/* PostgreSQL 18's uuidv7(): Unix ns, strictly ascending within this backend. */
+static int64 real_time_ns_ascending(void) {
+  static int64 previous_ns = 0;
+  struct timespec ts;
+  int64 ns;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ns = (int64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  /* One step of the 12-bit sub-millisecond fraction: 1 ms / 4096, rounded up. */
+  if (ns <= previous_ns) ns = previous_ns + 245;
+  previous_ns = ns;
+  return ns;
+}
+
+static Datum uuidv7_of(int64 unix_ms, int64 sub_ms_ns) {
+  pg_uuid_t* uuid = palloc(UUID_LEN);
+  char err[IDF_ERR_SIZE];
+
+  if (idf_uuidv7(unix_ms, sub_ms_ns, uuid->data, err) != 0)
+    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("uuidv7(): %s", err)));
+  PG_RETURN_UUID_P(uuid);
+}
+
+PG_FUNCTION_INFO_V1(idforge_uuidv7);
+Datum idforge_uuidv7(PG_FUNCTION_ARGS) {
+  int64 ns = real_time_ns_ascending();
+
+  return uuidv7_of(ns / 1000000, ns % 1000000);
+}
+
+PG_FUNCTION_INFO_V1(idforge_uuidv7_interval);
+Datum idforge_uuidv7_interval(PG_FUNCTION_ARGS) {
+  Interval* shift = PG_GETARG_INTERVAL_P(0);
+  int64 ns = real_time_ns_ascending();
+  TimestampTz ts;
+  int64 us;
+  const int64 unix_offset_us =
+      (int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC;
+
+  ts = (TimestampTz)(ns / 1000) - unix_offset_us;
+  ts = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(ts),
+                                               IntervalPGetDatum(shift)));
+  us = ts + unix_offset_us;
+  if (us < 0)
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+         errmsg("uuidv7(): the shifted time lies before 1970-01-01, which UUIDv7 cannot hold")));
+  return uuidv7_of(us / 1000, (us % 1000) * 1000 + ns % 1000);
+}
+
+/* PostgreSQL 17's uuid_extract_timestamp(): v1 and v7 of the RFC 9562 variant, else NULL. */
+PG_FUNCTION_INFO_V1(idforge_uuid_extract_timestamp);
+Datum idforge_uuid_extract_timestamp(PG_FUNCTION_ARGS) {
+  pg_uuid_t* uuid = PG_GETARG_UUID_P(0);
+  const unsigned char* d = uuid->data;
+  int version;
+  uint64 tms;
+  TimestampTz ts;
+
+  if ((d[8] & 0xc0) != 0x80) PG_RETURN_NULL();
+  version = d[6] >> 4;
+  if (version == 1) {
+    /* 100 ns intervals since 1582-10-15 */
+    tms = ((uint64)(d[6] & 0x0f) << 56) | ((uint64)d[7] << 48) | ((uint64)d[4] << 40) |
+          ((uint64)d[5] << 32) | ((uint64)d[0] << 24) | ((uint64)d[1] << 16) | ((uint64)d[2] << 8) |
+          d[3];
+    ts = (TimestampTz)(tms / 10) -
+         ((int64)POSTGRES_EPOCH_JDATE - 2299161) * SECS_PER_DAY * USECS_PER_SEC;
+    PG_RETURN_TIMESTAMPTZ(ts);
+  }
+  if (version == 7) {
+    tms = ((uint64)d[0] << 40) | ((uint64)d[1] << 32) | ((uint64)d[2] << 24) |
+          ((uint64)d[3] << 16) | ((uint64)d[4] << 8) | d[5];
+    ts = (TimestampTz)(tms * 1000) -
+         (int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC;
+    PG_RETURN_TIMESTAMPTZ(ts);
+  }
+  PG_RETURN_NULL();
+}
+
+/* PostgreSQL 17's uuid_extract_version(): the version of an RFC 9562 variant UUID. */
+PG_FUNCTION_INFO_V1(idforge_uuid_extract_version);
+Datum idforge_uuid_extract_version(PG_FUNCTION_ARGS) {
+  pg_uuid_t* uuid = PG_GETARG_UUID_P(0);
+
+  if ((uuid->data[8] & 0xc0) != 0x80) PG_RETURN_NULL();
+  PG_RETURN_INT16((int16)(uuid->data[6] >> 4));
+}
+
+PG_FUNCTION_INFO_V1(idforge_uuid4);
+Datum idforge_uuid4(PG_FUNCTION_ARGS) {
+  pg_uuid_t* uuid = palloc(UUID_LEN);
+
+  idf_uuid4(uuid->data);
+  PG_RETURN_UUID_P(uuid);
+}
+
+PG_FUNCTION_INFO_V1(idforge_ulid);
+Datum idforge_ulid(PG_FUNCTION_ARGS) {
+  char out[27];
+  char err[IDF_ERR_SIZE];
+
+  if (idf_ulid(out, err) != 0)
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("idforge_ulid(): %s", err)));
+  PG_RETURN_TEXT_P(cstring_to_text(out));
+}
+
+PG_FUNCTION_INFO_V1(idforge_typeid);
+Datum idforge_typeid(PG_FUNCTION_ARGS) {
+  text* prefix = PG_GETARG_TEXT_PP(0);
+  char out[128];
+  char err[IDF_ERR_SIZE];
+
+  if (idf_typeid(VARDATA_ANY(prefix), VARSIZE_ANY_EXHDR(prefix), out, err) != 0)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("idforge_typeid(): %s", err)));
+  PG_RETURN_TEXT_P(cstring_to_text(out));
+}
+
+PG_FUNCTION_INFO_V1(idforge_inspect);
+Datum idforge_inspect(PG_FUNCTION_ARGS) {
+  text* id = PG_GETARG_TEXT_PP(0);
+  char err[IDF_ERR_SIZE];
+  char* json;
+  Datum result;
+
+  json = idf_inspect_json(VARDATA_ANY(id), VARSIZE_ANY_EXHDR(id), layout_setting, err);
+  if (json == NULL)
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), errmsg("idforge_inspect(): %s", err)));
+  PG_TRY();
+  { result = DirectFunctionCall1(jsonb_in, CStringGetDatum(json)); }
+  PG_FINALLY();
+  { free(json); }
+  PG_END_TRY();
+  PG_RETURN_DATUM(result);
+}
