@@ -284,8 +284,9 @@ static int64 real_time_ns_ascending(void) {
 
   clock_gettime(CLOCK_REALTIME, &ts);
   ns = (int64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-  /* One step of the 12-bit sub-millisecond fraction: 1 ms / 4096, rounded up. */
-  if (ns <= previous_ns) ns = previous_ns + 245;
+  /* At least one step of the 12-bit sub-millisecond fraction (1 ms / 4096, rounded up)
+   * past the last call, so the fraction, and with it the UUID, always increases. */
+  if (previous_ns + 245 >= ns) ns = previous_ns + 245;
   previous_ns = ns;
   return ns;
 }
