@@ -36,7 +36,7 @@ PG_MODULE_MAGIC;
 
 /* Settings. */
 static char* layout_setting = NULL;
-static int node_setting = 0;
+static char* node_setting = NULL;
 static int reserve_ms_setting = 1000;
 static int max_clock_wait_ms_setting = 5000;
 
@@ -64,9 +64,20 @@ static int64 unix_ms_now(void) {
   return (int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int parse_node(const char* text, int64* node) {
+  char* end = NULL;
+  errno = 0;
+  *node = strtoll(text, &end, 10);
+  return (errno != 0 || end == text || *end != '\0') ? -1 : 0;
+}
+
 static bool check_layout(char** newval, void** extra, GucSource source) {
   char err[IDF_ERR_SIZE];
   idf_sf_params p;
+
+  /* While the server starts, a rejected custom setting only warns and keeps the default:
+   * take it here, and _PG_init refuses to start with the value and the rule. */
+  if (process_shared_preload_libraries_in_progress) return true;
 
   if (idf_sf_prepare(*newval, 0, unix_ms_now(), &p, err) != 0) {
     GUC_check_errdetail("%s", err);
@@ -99,16 +110,25 @@ static void idforge_shmem_startup(void) {
 
 void _PG_init(void) {
   char err[IDF_ERR_SIZE];
+  int64 node = 0;
+  /* Layout and node are fixed while the shared generator runs (postmaster only). Loaded later
+   * without preloading, PostgreSQL refuses to create such settings, and only the decoders
+   * read them (idforge_snowflake() refuses), so there they may change on reload. */
+  const GucContext layout_context =
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
 
   DefineCustomStringVariable(
       "idforge.layout", "Snowflake layout of idforge_snowflake(): a preset name or a spec.",
       "As idforge --layout takes it: twitter, discord, sonyflake, instagram, baidu, "
       "or key=value pairs such as time=41,dc=5,worker=5,seq=12.",
-      &layout_setting, "twitter", PGC_POSTMASTER, 0, check_layout, NULL, NULL);
-  DefineCustomIntVariable(
+      &layout_setting, "twitter", layout_context, 0, check_layout, NULL, NULL);
+  /* Text, not an integer setting: while the server starts, PostgreSQL only warns about a
+   * custom setting it cannot take and keeps the default, which would silently make a typo
+   * node 0. As text every value arrives here, and a bad one stops the server below. */
+  DefineCustomStringVariable(
       "idforge.node", "Node ID of this cluster in idforge_snowflake()'s IDs.",
       "Unique among every cluster (and other generator) issuing with the same layout.",
-      &node_setting, 0, 0, INT_MAX, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+      &node_setting, "0", layout_context, 0, NULL, NULL, NULL);
   DefineCustomIntVariable(
       "idforge.reserve_ms", "How far ahead of issued IDs the durable mark is written.",
       "Longer: fewer fsyncs; a restart may wait up to this long for the clock.",
@@ -123,10 +143,14 @@ void _PG_init(void) {
   if (!process_shared_preload_libraries_in_progress) return;
 
   /* In the postmaster: a node outside the layout stops the server from starting. */
-  if (idf_sf_prepare(layout_setting, node_setting, unix_ms_now(), &sf_params, err) != 0)
+  if (parse_node(node_setting, &node) != 0 ||
+      idf_sf_prepare(layout_setting, node, unix_ms_now(), &sf_params, err) != 0) {
+    if (parse_node(node_setting, &node) != 0)
+      snprintf(err, sizeof(err), "node '%s' is not a whole number", node_setting);
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("idforge: idforge.node = %d with idforge.layout = '%s': %s",
-                           node_setting, layout_setting, err)));
+                    errmsg("idforge: idforge.layout = '%s', idforge.node = '%s': %s",
+                           layout_setting, node_setting, err)));
+  }
 
   prev_shmem_request_hook = shmem_request_hook;
   shmem_request_hook = idforge_shmem_request;
