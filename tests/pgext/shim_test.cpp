@@ -133,14 +133,45 @@ TEST(PgShimSnowflake, BeforeEpochIsRefused) {
   EXPECT_EQ(s.kind, IDF_SF_BEFORE_EPOCH);
 }
 
-TEST(PgShimMark, ParsesOnlyOneNonNegativeNumber) {
-  std::int64_t v = 0;
+TEST(PgShimMark, ParsesTheOldOneLineForm) {
+  std::int64_t v = 0, node = 0;
+  char spec[IDF_SPEC_SIZE] = "x";
   char err[IDF_ERR_SIZE] = "";
-  EXPECT_EQ(idf_sf_parse_mark("1764547200000\n", 14, &v, err), 0);
+  EXPECT_EQ(idf_sf_parse_mark("1764547200000\n", 14, &v, spec, &node, err), 0);
   EXPECT_EQ(v, 1764547200000);
+  EXPECT_EQ(spec[0], '\0');  // no layout recorded
+  EXPECT_EQ(node, -1);
   for (const char* bad : {"", "\n", "12x\n", "-5\n", "1 2\n"}) {
-    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, err), -1) << bad;
+    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, err), -1) << bad;
     EXPECT_NE(std::string(err).find("not a Unix time"), std::string::npos);
+  }
+}
+
+// The mark file records layout and node beside the mark, and reads them back.
+TEST(PgShimMark, RecordsLayoutAndNodeAndReadsThemBack) {
+  const auto p = prepare("discord", 9);
+  char text[IDF_SPEC_SIZE + 64];
+  const int n = idf_sf_format_mark(&p, 1764547200999, text, sizeof(text));
+  ASSERT_GT(n, 0);
+  EXPECT_NE(std::string(text).find("layout " + idforge::parse_layout("discord").to_spec()),
+            std::string::npos)
+      << text;
+  std::int64_t v = 0, node = -1;
+  char spec[IDF_SPEC_SIZE] = "";
+  char err[IDF_ERR_SIZE] = "";
+  ASSERT_EQ(idf_sf_parse_mark(text, static_cast<std::size_t>(n), &v, spec, &node, err), 0) << err;
+  EXPECT_EQ(v, 1764547200999);
+  EXPECT_EQ(node, 9);
+  EXPECT_EQ(idf_sf_same_layout(spec, "discord"), 1);
+  EXPECT_EQ(idf_sf_same_layout(spec, "twitter"), 0);
+  // twitter with its epoch 5 s later is another layout: its IDs collide with twitter's.
+  const std::string shifted =
+      "time=41,dc=5,worker=5,seq=12,epoch=" + std::to_string(1288834974657 + 5000);
+  EXPECT_EQ(idf_sf_same_layout("twitter", shifted.c_str()), 0);
+  EXPECT_EQ(idf_sf_same_layout("twitter", "twitter"), 1);
+  for (const char* bad : {"5\nlayout \nnode 1\n", "5\nlayout twitter\nnode x\n",
+                          "5\nlayout twitter\n", "5\nlayout twitter\nnode 1\nextra\n"}) {
+    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, err), -1) << bad;
   }
 }
 

@@ -38,6 +38,9 @@ SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '-1 day')) 
 SELECT abs(extract(epoch FROM uuid_extract_timestamp(uuidv7(interval '1 year')) - clock_timestamp()))
        > 300 * 86400 AS shifted_a_year;
 SELECT uuidv7(interval '-100 years');
+-- A shift past timestamptz's range is named as such (it wraps around inside PostgreSQL).
+SELECT uuidv7(interval '292230 years');
+SELECT uuidv7(interval '9000 years');
 -- uuid_extract_timestamp / uuid_extract_version as PostgreSQL 17: RFC 9562 test vectors.
 SELECT uuid_extract_timestamp('C232AB00-9414-11EC-B3C8-9F6BDECED846') AS v1_time,
        uuid_extract_version('C232AB00-9414-11EC-B3C8-9F6BDECED846') AS v1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "access/xlog.h"
+#include "common/int.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -33,6 +34,10 @@ PG_MODULE_MAGIC;
 
 #define MARK_FILE "idforge_snowflake.mark"
 #define MARK_TMP_FILE "idforge_snowflake.mark.tmp"
+/* After a restart the mark read from disk lies up to the reserve_ms in force when it was
+ * written ahead of the last real ID, by design; that value is unknown now, so the first ID
+ * waits up to max(reserve_ms, max_clock_wait_ms), never more than the settings' own top. */
+#define STARTUP_WAIT_LIMIT_MS 60000
 
 /* Settings. */
 static char* layout_setting = NULL;
@@ -48,6 +53,7 @@ typedef struct IdforgeShared {
   bool loaded;   /* mark read from disk since the cluster started */
   uint64 stamp;  /* last issued: tick << sequence_bits | sequence */
   int64 mark_ms; /* on disk: every issued ID's tick ends by this */
+  bool resumed;  /* nothing issued since the mark was read from disk */
   idf_sf_params params;
 } IdforgeShared;
 
@@ -69,21 +75,6 @@ static int parse_node(const char* text, int64* node) {
   errno = 0;
   *node = strtoll(text, &end, 10);
   return (errno != 0 || end == text || *end != '\0') ? -1 : 0;
-}
-
-static bool check_layout(char** newval, void** extra, GucSource source) {
-  char err[IDF_ERR_SIZE];
-  idf_sf_params p;
-
-  /* While the server starts, a rejected custom setting only warns and keeps the default:
-   * take it here, and _PG_init refuses to start with the value and the rule. */
-  if (process_shared_preload_libraries_in_progress) return true;
-
-  if (idf_sf_prepare(*newval, 0, unix_ms_now(), &p, err) != 0) {
-    GUC_check_errdetail("%s", err);
-    return false;
-  }
-  return true;
 }
 
 static void idforge_shmem_request(void) {
@@ -111,6 +102,10 @@ static void idforge_shmem_startup(void) {
 void _PG_init(void) {
   char err[IDF_ERR_SIZE];
   int64 node = 0;
+  /* idforge.layout has no check hook on purpose: PostgreSQL answers a value the hook rejects
+   * while the library loads with a mere WARNING and keeps the default, so a typo would make
+   * the decoders read every ID as twitter. The raw text is kept instead; _PG_init refuses
+   * it in the postmaster, and each decoder refuses it on use, naming value and rule. */
   /* Layout and node are fixed while the shared generator runs (postmaster only). Loaded later
    * without preloading, PostgreSQL refuses to create such settings, and only the decoders
    * read them (idforge_snowflake() refuses), so there they may change on reload. */
@@ -121,7 +116,7 @@ void _PG_init(void) {
       "idforge.layout", "Snowflake layout of idforge_snowflake(): a preset name or a spec.",
       "As idforge --layout takes it: twitter, discord, sonyflake, instagram, baidu, "
       "or key=value pairs such as time=41,dc=5,worker=5,seq=12.",
-      &layout_setting, "twitter", layout_context, 0, check_layout, NULL, NULL);
+      &layout_setting, "twitter", layout_context, 0, NULL, NULL, NULL);
   /* Text, not an integer setting: while the server starts, PostgreSQL only warns about a
    * custom setting it cannot take and keeps the default, which would silently make a typo
    * node 0. As text every value arrives here, and a bad one stops the server below. */
@@ -158,40 +153,103 @@ void _PG_init(void) {
   shmem_startup_hook = idforge_shmem_startup;
 }
 
-/* Reads the mark left by the last run of the cluster (none: a fresh cluster). */
+static const char* layout_hint =
+    "IDs of another layout or node can equal or sort below IDs already issued. Keep the old "
+    "idforge.layout and idforge.node; or, only when no table will mix the old IDs with new "
+    "ones (a new table, a new node), remove \"" MARK_FILE
+    "\" from the data directory: the "
+    "operator's decision, see docs/DATABASE.md.";
+
+/* Reads the mark left by the last run of the cluster (none: a fresh cluster), and refuses
+ * one written under another layout or node. */
 static void load_mark(void) {
-  char buf[64];
+  char buf[1024];
   char err[IDF_ERR_SIZE];
+  char spec[IDF_SPEC_SIZE];
   FILE* f;
   size_t n;
   int64 mark = IDF_NO_UNIX_MS;
+  int64 node = -1;
+  const idf_sf_params* p = &shared->params;
 
   f = AllocateFile(MARK_FILE, "r");
   if (f == NULL) {
     if (errno != ENOENT)
       ereport(ERROR,
-              (errcode_for_file_access(), errmsg("idforge: could not read \"%s\": %m", MARK_FILE)));
+              (errcode_for_file_access(), errmsg("idforge: could not read \"%s\": %m", MARK_FILE),
+               errhint("The server's user must be able to read and write \"%s\" in the data "
+                       "directory.",
+                       MARK_FILE)));
   } else {
     n = fread(buf, 1, sizeof(buf) - 1, f);
     FreeFile(f);
-    if (idf_sf_parse_mark(buf, n, &mark, err) != 0)
+    if (idf_sf_parse_mark(buf, n, &mark, spec, &node, err) != 0)
       ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                       errmsg("idforge: \"%s\" in the data directory: %s", MARK_FILE, err),
                       errhint("Put the last mark (or a time after every issued ID, in Unix ms) "
                               "into it; never remove it while IDs from this cluster exist.")));
+    /* The one-line form of earlier versions records no layout: taken as the current one. */
+    if (spec[0] != '\0' && !idf_sf_same_layout(spec, p->spec))
+      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                      errmsg("idforge_snowflake(): \"%s\" was written under layout '%s', but "
+                             "idforge.layout is now '%s' ('%s'); nothing issued",
+                             MARK_FILE, spec, layout_setting, p->spec),
+                      errhint("%s", layout_hint)));
+    if (node >= 0 && (uint64)node != p->node)
+      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                      errmsg("idforge_snowflake(): \"%s\" was written by node " INT64_FORMAT
+                             ", but idforge.node is now %s; nothing issued",
+                             MARK_FILE, node, node_setting),
+                      errhint("%s", layout_hint)));
+    /* A mark past the layout's last tick: no ID can follow it. */
+    if (mark >= p->epoch_ms && (uint64)((mark - p->epoch_ms) / p->tick_ms) > p->max_tick)
+      ereport(
+          ERROR,
+          (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+           errmsg("idforge_snowflake(): the durable mark " INT64_FORMAT " (Unix ms) in \"%s\" "
+                  "lies beyond the time range of layout '%s', which ends at Unix ms " INT64_FORMAT
+                  "; nothing issued",
+                  mark, MARK_FILE, layout_setting,
+                  p->epoch_ms +
+                      (int64)Min(p->max_tick, (uint64)(PG_INT64_MAX / p->tick_ms)) * p->tick_ms),
+           errhint("A mark this far ahead was not written by idforge_snowflake(): put the "
+                   "last real mark back into the file.")));
   }
   shared->mark_ms = mark;
-  shared->stamp = idf_sf_resume_stamp(&shared->params, mark);
+  shared->stamp = idf_sf_resume_stamp(p, mark);
+  shared->resumed = mark != IDF_NO_UNIX_MS;
   shared->loaded = true;
+}
+
+static void mark_write_context(void* arg) {
+  errcontext(
+      "idforge_snowflake() writing its durable mark \"%s\" in the data directory (the "
+      "server's user must be able to write it)",
+      MARK_FILE);
 }
 
 /* Writes mark durably: a temporary file, fsynced, renamed over the old one. */
 static void persist_mark(int64 mark) {
-  char text[32];
+  char text[IDF_SPEC_SIZE + 64];
   int len;
   int fd;
+  ErrorContextCallback context;
 
-  len = snprintf(text, sizeof(text), INT64_FORMAT "\n", mark);
+  len = idf_sf_format_mark(&shared->params, mark, text, sizeof(text));
+  if (len < 0) elog(ERROR, "idforge: the mark file's text does not fit %zu bytes", sizeof(text));
+  /* durable_rename() opens the old file for fsync: say whose file it is when that fails. */
+  if (access(MARK_FILE, W_OK) != 0 && errno != ENOENT)
+    ereport(ERROR, (errcode_for_file_access(),
+                    errmsg("idforge_snowflake(): cannot write its durable mark \"%s\" in the "
+                           "data directory: %m; nothing issued",
+                           MARK_FILE),
+                    errhint("Give the server's user write access to \"%s\" (and the data "
+                            "directory); never remove the file while IDs from this cluster exist.",
+                            MARK_FILE)));
+  context.callback = mark_write_context;
+  context.arg = NULL;
+  context.previous = error_context_stack;
+  error_context_stack = &context;
   fd = OpenTransientFile(MARK_TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
   if (fd < 0)
     ereport(ERROR, (errcode_for_file_access(),
@@ -207,12 +265,17 @@ static void persist_mark(int64 mark) {
                     errmsg("idforge: could not close \"%s\": %m", MARK_TMP_FILE)));
   /* fsyncs the file, renames it, fsyncs the directory */
   durable_rename(MARK_TMP_FILE, MARK_FILE, ERROR);
+  error_context_stack = context.previous;
 }
 
 PG_FUNCTION_INFO_V1(idforge_snowflake);
 Datum idforge_snowflake(PG_FUNCTION_ARGS) {
   idf_sf_step step;
   int64 waited_ms = 0;
+  int64 now_ms = 0;
+  int64 wait_bound_ms = max_clock_wait_ms_setting;
+  int64 mark_ms = IDF_NO_UNIX_MS;
+  bool resumed = false;
 
   if (shared == NULL)
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -230,14 +293,21 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
   for (;;) {
     LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     if (!shared->loaded) load_mark();
-    idf_sf_next(&shared->params, shared->stamp, shared->mark_ms, unix_ms_now(), reserve_ms_setting,
-                max_clock_wait_ms_setting, &step);
+    resumed = shared->resumed;
+    mark_ms = shared->mark_ms;
+    wait_bound_ms =
+        resumed ? Min(Max(reserve_ms_setting, max_clock_wait_ms_setting), STARTUP_WAIT_LIMIT_MS)
+                : max_clock_wait_ms_setting;
+    now_ms = unix_ms_now();
+    idf_sf_next(&shared->params, shared->stamp, shared->mark_ms, now_ms, reserve_ms_setting,
+                wait_bound_ms, &step);
     if (step.kind == IDF_SF_ISSUE) {
       if (step.new_mark_ms != IDF_NO_UNIX_MS) {
         persist_mark(step.new_mark_ms);
         shared->mark_ms = step.new_mark_ms;
       }
       shared->stamp = step.stamp;
+      shared->resumed = false;
       LWLockRelease(shared->lock);
       PG_RETURN_INT64(step.id);
     }
@@ -245,8 +315,14 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
 
     switch (step.kind) {
       case IDF_SF_WAIT:
-        /* Bounded: a clock behind waits at most idforge.max_clock_wait_ms in all. */
-        if (waited_ms > max_clock_wait_ms_setting + 1000)
+        /* Bounded: a clock behind waits at most the bound (above) in all. */
+        if (waited_ms > wait_bound_ms + 1000 && resumed)
+          ereport(ERROR,
+                  (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                   errmsg("idforge_snowflake(): waited %lld ms for the clock, which is still %lld "
+                          "ms behind the durable mark " INT64_FORMAT " (Unix ms) read at startup",
+                          (long long)waited_ms, (long long)step.behind_ms, mark_ms)));
+        if (waited_ms > wait_bound_ms + 1000)
           ereport(
               ERROR,
               (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -262,6 +338,20 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
         CHECK_FOR_INTERRUPTS();
         break;
       case IDF_SF_BEHIND:
+        if (resumed)
+          ereport(
+              ERROR,
+              (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+               errmsg("idforge_snowflake(): the clock (Unix ms " INT64_FORMAT ") is %lld ms "
+                      "behind the durable mark " INT64_FORMAT " (Unix ms) in %s read at startup, "
+                      "more than the %lld ms a first ID after a restart waits "
+                      "(max(idforge.reserve_ms, idforge.max_clock_wait_ms), at most %d); "
+                      "nothing issued",
+                      now_ms, (long long)step.behind_ms, mark_ms, MARK_FILE,
+                      (long long)wait_bound_ms, STARTUP_WAIT_LIMIT_MS),
+               errhint("The mark lies up to idforge.reserve_ms ahead of the last ID by design; "
+                       "if the clock is right, retry once it passes the mark. Never lower the "
+                       "mark.")));
         ereport(
             ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -274,14 +364,15 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
         break;
       case IDF_SF_EXHAUSTED:
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                        errmsg("idforge_snowflake(): the time field of layout '%s' has run out",
-                               layout_setting)));
+                        errmsg("idforge_snowflake(): the time field of layout '%s' has run "
+                               "out (clock: Unix ms " INT64_FORMAT ")",
+                               layout_setting, now_ms)));
         break;
       default:
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("idforge_snowflake(): the clock reads before the epoch of layout '%s'",
-                        layout_setting)));
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("idforge_snowflake(): the clock reads Unix ms " INT64_FORMAT
+                               ", before the epoch of layout '%s' (Unix ms " INT64_FORMAT ")",
+                               now_ms, layout_setting, shared->params.epoch_ms)));
     }
   }
 }
@@ -296,8 +387,21 @@ Datum idforge_snowflake_time(PG_FUNCTION_ARGS) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("idforge_snowflake_time(" INT64_FORMAT ") under layout '%s': %s", id,
                            layout_setting, err)));
-  PG_RETURN_TIMESTAMPTZ(unix_ms * 1000 - ((int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-                                          SECS_PER_DAY * USECS_PER_SEC));
+  {
+    const int64 offset_us =
+        (int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC;
+    int64 us;
+    TimestampTz ts;
+
+    if (pg_mul_s64_overflow(unix_ms, 1000, &us) || pg_sub_s64_overflow(us, offset_us, &ts) ||
+        !IS_VALID_TIMESTAMP(ts))
+      ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                      errmsg("idforge_snowflake_time(" INT64_FORMAT ") under layout '%s': its "
+                             "time, Unix ms " INT64_FORMAT ", lies outside timestamptz's range "
+                             "(4713 BC .. 294276 AD)",
+                             id, layout_setting, unix_ms)));
+    PG_RETURN_TIMESTAMPTZ(ts);
+  }
 }
 
 /* PostgreSQL 18's uuidv7(): Unix ns, strictly ascending within this backend. */
@@ -341,14 +445,35 @@ Datum idforge_uuidv7_interval(PG_FUNCTION_ARGS) {
       (int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC;
 
   ts = (TimestampTz)(ns / 1000) - unix_offset_us;
-  ts = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(ts),
-                                               IntervalPGetDatum(shift)));
-  us = ts + unix_offset_us;
-  if (us < 0)
-    ereport(
-        ERROR,
-        (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-         errmsg("uuidv7(): the shifted time lies before 1970-01-01, which UUIDv7 cannot hold")));
+  {
+    const TimestampTz now_ts = ts;
+    const bool up = shift->month >= 0 && shift->day >= 0 && shift->time >= 0;
+    const bool down = shift->month <= 0 && shift->day <= 0 && shift->time <= 0;
+    bool bad = false;
+
+    PG_TRY();
+    {
+      ts = DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(ts),
+                                                   IntervalPGetDatum(shift)));
+    }
+    PG_CATCH();
+    {
+      FlushErrorState();
+      bad = true;
+    }
+    PG_END_TRY();
+    /* timestamptz_pl_interval() wraps around on a far interval instead of failing. */
+    bad = bad || TIMESTAMP_NOT_FINITE(ts) || (up && ts < now_ts) || (down && ts > now_ts) ||
+          pg_add_s64_overflow(ts, unix_offset_us, &us) || us < 0 ||
+          us / 1000 > (int64)281474976710655;
+    if (bad)
+      ereport(
+          ERROR,
+          (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+           errmsg("uuidv7(interval '%s'): now shifted by it lies outside UUIDv7's 48-bit "
+                  "Unix millisecond field (1970-01-01 .. 10889-08-02)",
+                  DatumGetCString(DirectFunctionCall1(interval_out, IntervalPGetDatum(shift))))));
+  }
   return uuidv7_of(us / 1000, (us % 1000) * 1000 + ns % 1000);
 }
 

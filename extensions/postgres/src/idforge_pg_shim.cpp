@@ -4,6 +4,7 @@
 #include "idforge_pg_shim.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -89,11 +90,24 @@ int idf_sf_prepare(const char* spec, int64_t node, int64_t now_ms, idf_sf_params
           idforge::errc::node_out_of_range,
           fmt::format("node {} is negative: a node ID is 0..{}", node, layout.node_count() - 1));
     layout.check_node(static_cast<std::uint64_t>(node));
-    *out = idf_sf_params{layout.sequence_bits(),    layout.time_shift(),
-                         layout.node_shift(),       layout.sequence_shift(),
-                         layout.max_tick(),         layout.epoch_ms(),
-                         layout.tick_ms(),          static_cast<std::uint64_t>(node),
-                         layout.is_signed() ? 1 : 0};
+    const std::string spec_text = layout.to_spec();
+    if (spec_text.size() >= IDF_SPEC_SIZE)
+      throw idforge::Error(idforge::errc::invalid_layout,
+                           fmt::format("layout '{}' is too long for the mark file: its canonical "
+                                       "spec '{}' has more than {} characters",
+                                       spec, spec_text, IDF_SPEC_SIZE - 1));
+    idf_sf_params p{};
+    p.sequence_bits = layout.sequence_bits();
+    p.time_shift = layout.time_shift();
+    p.node_shift = layout.node_shift();
+    p.sequence_shift = layout.sequence_shift();
+    p.max_tick = layout.max_tick();
+    p.epoch_ms = layout.epoch_ms();
+    p.tick_ms = layout.tick_ms();
+    p.node = static_cast<std::uint64_t>(node);
+    p.is_signed = layout.is_signed() ? 1 : 0;
+    std::memcpy(p.spec, spec_text.c_str(), spec_text.size() + 1);
+    *out = p;
   });
 }
 
@@ -142,19 +156,64 @@ void idf_sf_next(const idf_sf_params* p, uint64_t last, int64_t mark_ms, int64_t
   }
 }
 
-int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char* err) {
+int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, char* out, size_t size) {
+  const int n =
+      std::snprintf(out, size, "%lld\nlayout %s\nnode %llu\n", static_cast<long long>(mark_ms),
+                    p->spec, static_cast<unsigned long long>(p->node));
+  return (n < 0 || static_cast<std::size_t>(n) >= size) ? -1 : n;
+}
+
+int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[IDF_SPEC_SIZE],
+                      int64_t* node, char* err) {
+  constexpr std::string_view kRule =
+      "the file holds a non-negative decimal Unix ms, then 'layout <spec>' and 'node <n>' "
+      "lines (or the mark alone)";
   std::string_view s(text, len);
-  if (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+  const auto line = [&s] {
+    const auto nl = s.find('\n');
+    const std::string_view l = s.substr(0, nl);
+    s = nl == std::string_view::npos ? std::string_view{} : s.substr(nl + 1);
+    return l;
+  };
+  const std::string_view first = line();
   std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || end != s.data() + s.size() || v < 0) {
-    put_error(err, fmt::format("mark '{}' is not a Unix time in ms: the file holds one "
-                               "non-negative decimal number and a newline",
-                               s.substr(0, 64)));
+  const auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), v);
+  if (first.empty() || ec != std::errc{} || end != first.data() + first.size() || v < 0) {
+    put_error(err,
+              fmt::format("mark '{}' is not a Unix time in ms: {}", first.substr(0, 64), kRule));
     return -1;
+  }
+  spec[0] = '\0';
+  *node = -1;
+  if (!s.empty()) {
+    const std::string_view l = line(), n = line();
+    std::int64_t nv = -1;
+    const bool layout_ok =
+        l.substr(0, 7) == "layout " && l.size() > 7 && l.size() - 7 < IDF_SPEC_SIZE;
+    const auto nr = n.substr(0, 5) == "node "
+                        ? std::from_chars(n.data() + 5, n.data() + n.size(), nv)
+                        : std::from_chars_result{n.data(), std::errc::invalid_argument};
+    if (!layout_ok || nr.ec != std::errc{} || nr.ptr != n.data() + n.size() || nv < 0 ||
+        !s.empty()) {
+      put_error(err,
+                fmt::format("mark file after '{}' holds '{}' / '{}', not a layout and a node: {}",
+                            first, l.substr(0, 64), n.substr(0, 32), kRule));
+      return -1;
+    }
+    std::memcpy(spec, l.data() + 7, l.size() - 7);
+    spec[l.size() - 7] = '\0';
+    *node = nv;
   }
   *mark_ms = v;
   return 0;
+}
+
+int idf_sf_same_layout(const char* a, const char* b) {
+  try {
+    return idforge::parse_layout(a) == idforge::parse_layout(b) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
 }
 
 int idf_sf_unix_ms(const char* spec, int64_t id, int64_t* unix_ms, char* err) {

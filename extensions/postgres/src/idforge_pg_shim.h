@@ -21,6 +21,8 @@ extern "C" {
 
 /* Longest message the functions write into err (including the terminator). */
 #define IDF_ERR_SIZE 512
+/* Room for a layout's canonical spec (including the terminator). */
+#define IDF_SPEC_SIZE 256
 /* No mark persisted yet (as core's kNoUnixMs). */
 #define IDF_NO_UNIX_MS INT64_MIN
 
@@ -35,6 +37,7 @@ typedef struct idf_sf_params {
   int64_t tick_ms;
   uint64_t node;
   int is_signed;
+  char spec[IDF_SPEC_SIZE]; /* the canonical spec (core's Layout::to_spec()) */
 } idf_sf_params;
 
 typedef enum idf_sf_kind {
@@ -69,8 +72,19 @@ uint64_t idf_sf_resume_stamp(const idf_sf_params* p, int64_t mark_ms);
 void idf_sf_next(const idf_sf_params* p, uint64_t last, int64_t mark_ms, int64_t now_ms,
                  int64_t reserve_ms, int64_t max_wait_ms, idf_sf_step* out);
 
-/* Parses the mark file's text (one decimal Unix ms and a newline). */
-int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char* err);
+/* The mark file's text for mark_ms issued under p: the mark, then the layout's canonical
+ * spec and the node, each on a line of its own ("1764547200999\nlayout name=...\nnode 5\n").
+ * Returns the length written into out (size bytes), or -1 when it does not fit. */
+int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, char* out, size_t size);
+
+/* Parses the mark file's text: the format above, or the older one-line form (the mark
+ * alone), for which spec is left empty and node set to -1 (no identity recorded). */
+int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[IDF_SPEC_SIZE],
+                      int64_t* node, char* err);
+
+/* 1 when the specs a and b parse to the same layout (fields, tick, epoch, order, sign; the
+ * name aside), 0 when they differ or either does not parse. */
+int idf_sf_same_layout(const char* a, const char* b);
 
 /* Unix ms of the time field of id under the layout spec. */
 int idf_sf_unix_ms(const char* spec, int64_t id, int64_t* unix_ms, char* err);

@@ -24,6 +24,22 @@ pgi_psql -d postgres -c "CREATE EXTENSION idforge" >/dev/null
 out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
 check "not preloaded: error names the fix" contains "$out" "shared_preload_libraries"
 check "not preloaded: uuidv7() works" test "$(pgi_psql -d postgres -c "SELECT uuid_extract_version(uuidv7())")" = 7
+# A typo in idforge.layout: the decoders refuse it naming it (never silently twitter).
+pgi_conf "idforge.layout = 'sonyflak'"
+as_pg "$pg_bin/pg_ctl" -D "$pgi_data" reload >/dev/null
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake_time(1)" 2>&1 || true)"
+check "not preloaded, layout typo: decoder refuses naming it ($out)" contains "$out" "'sonyflak'"
+check "not preloaded, layout typo: nothing decoded" test -z "$(grep -E '^[0-9]{4}-' <<<"$out" || true)"
+out="$(pgi_psql -d postgres -c "SELECT idforge_inspect('1')" 2>&1 || true)"
+check "not preloaded, layout typo: inspect refuses naming it" contains "$out" "sonyflak"
+# A time beyond timestamptz's range: refused naming the ID, not a wrapped-around date.
+pgi_conf "idforge.layout = 'time=63,dc=0,worker=0,seq=0'"
+as_pg "$pg_bin/pg_ctl" -D "$pgi_data" reload >/dev/null
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake_time(9223372036854775807)" 2>&1 || true)"
+check "time beyond timestamptz: refused naming ID and range ($out)" \
+  contains "$out" "idforge_snowflake_time(9223372036854775807) under layout 'time=63,dc=0,worker=0,seq=0': its time"
+check "time beyond timestamptz: names the rule" contains "$out" "outside timestamptz's range"
+pgi_conf "idforge.layout = 'twitter'"
 pgi_stop fast
 
 # 2. A bad layout or node stops the server from starting, with the value and the rule.
@@ -73,8 +89,8 @@ mark=$(($(now_ms) + 60000))
 echo "$mark" | as_pg tee "$mark_file" >/dev/null
 pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
-check "mark far ahead: refused naming how far behind" contains "$out" "ms behind the last issued ID"
-check "mark far ahead: refused naming the bound" contains "$out" "idforge.max_clock_wait_ms = 5000"
+check "mark far ahead: refused naming how far behind ($out)" contains "$out" "ms behind the durable mark $mark (Unix ms)"
+check "mark far ahead: refused naming the bound" contains "$out" "more than the 5000 ms a first ID after a restart waits"
 check "mark far ahead: mark untouched" test "$(cat "$mark_file")" = "$mark"
 
 # 5. A corrupt mark: refused naming the file and the rule.
@@ -83,6 +99,67 @@ echo "12x" | as_pg tee "$mark_file" >/dev/null
 pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
 check "corrupt mark: names the file and the value" contains "$out" "idforge_snowflake.mark\" in the data directory: mark '12x'"
+
+# 5b. A mark beyond the layout's time range: named as such, not "the time field has run out".
+pgi_stop fast
+echo "9223372036854775807" | as_pg tee "$mark_file" >/dev/null
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "mark beyond the layout: named ($out)" contains "$out" "durable mark 9223372036854775807 (Unix ms)"
+check "mark beyond the layout: names the layout's end" contains "$out" "lies beyond the time range of layout 'twitter'"
+
+# 5c. idforge.reserve_ms above idforge.max_clock_wait_ms: a clean restart (the mark up to
+# reserve_ms ahead by design) still issues, waiting for the mark, not blaming the clock.
+pgi_stop fast
+as_pg rm -f "$mark_file"
+pgi_conf "idforge.reserve_ms = 8000"
+pgi_conf "idforge.max_clock_wait_ms = 200"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+first="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()")"
+check "the mark file records layout and node" contains "$(cat "$mark_file")" "layout name=twitter,time=41"
+check "the mark file records the node" contains "$(cat "$mark_file")" "node 3"
+pgi_stop fast
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "reserve_ms > max_clock_wait_ms: a restart issues ($out)" test "$out" -gt "$first" 2>/dev/null
+pgi_conf "idforge.reserve_ms = 1000"
+pgi_conf "idforge.max_clock_wait_ms = 5000"
+
+# 5d. Another layout or node than the mark file records: refused naming both and why;
+# the operator may remove the mark to move on deliberately.
+pgi_stop fast
+pgi_conf "idforge.layout = 'discord'"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "layout changed: refused naming both ($out)" contains "$out" "was written under layout 'name=twitter,time=41"
+check "layout changed: names the new layout" contains "$out" "idforge.layout is now 'discord'"
+check "layout changed: says why" contains "$out" "can equal or sort below IDs already issued"
+pgi_stop fast
+pgi_conf "idforge.layout = 'time=41,dc=5,worker=5,seq=12,epoch=1288834979657'"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "twitter with epoch +5 s: refused" contains "$out" "was written under layout 'name=twitter"
+pgi_stop fast
+pgi_conf "idforge.layout = 'twitter'"
+pgi_conf "idforge.node = 4"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "node changed: refused naming both ($out)" contains "$out" "was written by node 3, but idforge.node is now 4"
+as_pg rm -f "$mark_file"
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "mark removed (the operator's decision): issues again ($out)" test "$out" -gt 0 2>/dev/null
+pgi_stop fast
+pgi_conf "idforge.node = 3"
+
+# 5e. A mark file the server cannot write: an idforge error with the file and the fix.
+as_pg rm -f "$mark_file"
+echo "$(now_ms)" | as_pg tee "$mark_file" >/dev/null
+chmod 0444 "$mark_file"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "read-only mark: an idforge error naming the file ($out)" contains "$out" "idforge_snowflake(): cannot write its durable mark"
+check "read-only mark: says the fix" contains "$out" "write access"
+chmod 0600 "$mark_file"
 
 # 6. A crash, then the server's real clock 30 s behind (libfaketime): refused, never a
 # repeat; with the clock back, IDs continue after every one issued before the crash.
@@ -95,7 +172,7 @@ faketime_lib="$(ls /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 2>/dev/nu
 if [ -n "$faketime_lib" ]; then
   pgi_start LD_PRELOAD="$faketime_lib" FAKETIME="-30s" || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
   out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
-  check "clock 30 s behind after a crash: refused naming how far behind" contains "$out" "ms behind the last issued ID"
+  check "clock 30 s behind after a crash: refused naming how far behind ($out)" contains "$out" "ms behind the durable mark"
   pgi_stop immediate
 else
   echo "FAIL: libfaketime is missing (scripts/packages.txt: libfaketime)" >&2; fails=$((fails + 1))
