@@ -83,6 +83,24 @@ static void idforge_shmem_request(void) {
   RequestNamedLWLockTranche("idforge", 1);
 }
 
+static void write_mark_file(int64 mark, int elevel);
+
+/* In the postmaster as it exits (clean or immediate shutdown) or resets shared memory after
+ * a backend crashed: every backend is gone, and every ID returned lies at or before the
+ * shared stamp (a backend sets it before it returns the ID), so the mark can come down to
+ * the end of that stamp's tick and the next start need not wait out the reserve window.
+ * If the write fails, the old (higher) mark stays: only a longer wait. */
+static void idforge_shmem_exit(int code, Datum arg) {
+  int64 exact;
+
+  if (shared == NULL || !shared->loaded || shared->resumed || shared->stamp == 0 ||
+      shared->mark_ms == IDF_NO_UNIX_MS)
+    return;
+  exact = shared->params.epoch_ms +
+          (int64)((shared->stamp >> shared->params.sequence_bits) + 1) * shared->params.tick_ms - 1;
+  if (exact < shared->mark_ms) write_mark_file(exact, LOG);
+}
+
 static void idforge_shmem_startup(void) {
   bool found;
 
@@ -97,6 +115,7 @@ static void idforge_shmem_startup(void) {
     shared->params = sf_params;
   }
   LWLockRelease(AddinShmemInitLock);
+  if (!IsUnderPostmaster) on_shmem_exit(idforge_shmem_exit, (Datum)0);
 }
 
 void _PG_init(void) {
@@ -228,15 +247,45 @@ static void mark_write_context(void* arg) {
       MARK_FILE);
 }
 
-/* Writes mark durably: a temporary file, fsynced, renamed over the old one. */
-static void persist_mark(int64 mark) {
+/* Writes mark durably: a temporary file, fsynced, renamed over the old one. At elevel
+ * LOG (the postmaster's exit) a failure is logged and leaves the old file. */
+static void write_mark_file(int64 mark, int elevel) {
   char text[IDF_SPEC_SIZE + 64];
   int len;
   int fd;
-  ErrorContextCallback context;
 
   len = idf_sf_format_mark(&shared->params, mark, text, sizeof(text));
-  if (len < 0) elog(ERROR, "idforge: the mark file's text does not fit %zu bytes", sizeof(text));
+  if (len < 0) {
+    elog(elevel, "idforge: the mark file's text does not fit %zu bytes", sizeof(text));
+    return;
+  }
+  fd = OpenTransientFile(MARK_TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+  if (fd < 0) {
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("idforge: could not create \"%s\": %m", MARK_TMP_FILE)));
+    return;
+  }
+  errno = 0;
+  if (write(fd, text, len) != len) {
+    if (errno == 0) errno = ENOSPC;
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("idforge: could not write \"%s\": %m", MARK_TMP_FILE)));
+    CloseTransientFile(fd);
+    return;
+  }
+  if (CloseTransientFile(fd) != 0) {
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("idforge: could not close \"%s\": %m", MARK_TMP_FILE)));
+    return;
+  }
+  /* fsyncs the file, renames it, fsyncs the directory */
+  durable_rename(MARK_TMP_FILE, MARK_FILE, elevel);
+}
+
+/* Writes the mark before an ID past the old one is returned; any failure is an ERROR. */
+static void persist_mark(int64 mark) {
+  ErrorContextCallback context;
+
   /* durable_rename() opens the old file for fsync: say whose file it is when that fails. */
   if (access(MARK_FILE, W_OK) != 0 && errno != ENOENT)
     ereport(ERROR, (errcode_for_file_access(),
@@ -250,21 +299,7 @@ static void persist_mark(int64 mark) {
   context.arg = NULL;
   context.previous = error_context_stack;
   error_context_stack = &context;
-  fd = OpenTransientFile(MARK_TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-  if (fd < 0)
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("idforge: could not create \"%s\": %m", MARK_TMP_FILE)));
-  errno = 0;
-  if (write(fd, text, len) != len) {
-    if (errno == 0) errno = ENOSPC;
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("idforge: could not write \"%s\": %m", MARK_TMP_FILE)));
-  }
-  if (CloseTransientFile(fd) != 0)
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("idforge: could not close \"%s\": %m", MARK_TMP_FILE)));
-  /* fsyncs the file, renames it, fsyncs the directory */
-  durable_rename(MARK_TMP_FILE, MARK_FILE, ERROR);
+  write_mark_file(mark, ERROR);
   error_context_stack = context.previous;
 }
 
