@@ -91,7 +91,7 @@ build_and_run_consumers subdirectory "$parts" -DIDFORGE_SOURCE_DIR="$src"
 echo "4. core alone"
 quiet cmake -S "$src" -B "$scratch/core-build" -G Ninja -DIDFORGE_BUILD_COORD=OFF -DIDFORGE_BUILD_TICKET=OFF \
   -DIDFORGE_BUILD_LAB=OFF -DIDFORGE_BUILD_SERVER=OFF -DIDFORGE_BUILD_CLI=OFF -DIDFORGE_BUILD_TESTS=OFF \
-  -DIDFORGE_BUILD_BENCH=OFF
+  -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_PG_EXTENSION=OFF
 quiet cmake --build "$scratch/core-build"
 core_prefix="$scratch/core-prefix"
 quiet cmake --install "$scratch/core-build" --prefix "$core_prefix"

@@ -1,0 +1,35 @@
+-- idforge for PostgreSQL: IDs made inside the database (docs/DATABASE.md).
+\echo Use "CREATE EXTENSION idforge" to load this file. \quit
+
+-- One Snowflake generator shared by every backend of the cluster (needs
+-- shared_preload_libraries = 'idforge'); layout and node from idforge.layout / idforge.node.
+CREATE FUNCTION idforge_snowflake() RETURNS bigint
+  AS 'MODULE_PATHNAME', 'idforge_snowflake' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+-- The time of a Snowflake under the configured layout (STABLE: it reads idforge.layout).
+CREATE FUNCTION idforge_snowflake_time(bigint) RETURNS timestamptz
+  AS 'MODULE_PATHNAME', 'idforge_snowflake_time' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- PostgreSQL 18's names and semantics: ms timestamp, 12 bits of sub-ms fraction,
+-- monotonic within a backend; the interval moves the timestamp.
+CREATE FUNCTION uuidv7() RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_uuidv7' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION uuidv7(shift interval) RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_uuidv7_interval' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+-- PostgreSQL 17's names and semantics.
+CREATE FUNCTION uuid_extract_timestamp(uuid) RETURNS timestamptz
+  AS 'MODULE_PATHNAME', 'idforge_uuid_extract_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uuid_extract_version(uuid) RETURNS smallint
+  AS 'MODULE_PATHNAME', 'idforge_uuid_extract_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION idforge_uuid4() RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_uuid4' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_ulid() RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_ulid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_typeid(prefix text) RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_typeid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+-- What `idforge inspect --json` prints (STABLE: Snowflakes are read under idforge.layout).
+CREATE FUNCTION idforge_inspect(text) RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'idforge_inspect' LANGUAGE C STABLE STRICT PARALLEL SAFE;
