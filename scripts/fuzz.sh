@@ -14,7 +14,7 @@ build="$root/build-fuzz"
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DIDFORGE_BUILD_FUZZERS=ON -DIDFORGE_BUILD_TESTS=OFF -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF \
-    -DIDFORGE_INSTALL=OFF -DIDFORGE_BUILD_C=OFF -DIDFORGE_BUILD_PG_EXTENSION=OFF -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
+    -DIDFORGE_INSTALL=OFF -DIDFORGE_BUILD_C=OFF -DIDFORGE_BUILD_PG_EXTENSION=OFF -DIDFORGE_BUILD_SQLITE_EXTENSION=OFF -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 cmake --build "$build" -j "${IDFORGE_JOBS:-$(nproc)}"
