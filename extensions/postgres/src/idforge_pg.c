@@ -7,6 +7,10 @@
  * (written, fsynced, renamed), and after a restart it resumes after that mark, so a crash
  * never makes it repeat an ID, even with the clock behind. The Snowflake rules themselves
  * (core's advance()) and every encoder run in the C++ shim (idforge_pg_shim.h).
+ *
+ * With idforge.lease_store set, the node ID is leased instead (idforge_pg_lease.h): a
+ * background worker acquires it, publishes it with the store's mark and a fence into the
+ * shared struct, renews it and releases it at shutdown; backends issue only below the fence.
  */
 #include "postgres.h"
 
@@ -19,8 +23,12 @@
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
@@ -28,6 +36,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
+#include "idforge_pg_lease.h"
 #include "idforge_pg_shim.h"
 
 PG_MODULE_MAGIC;
@@ -38,15 +47,32 @@ PG_MODULE_MAGIC;
  * written ahead of the last real ID, by design; that value is unknown now, so the first ID
  * waits up to max(reserve_ms, max_clock_wait_ms), never more than the settings' own top. */
 #define STARTUP_WAIT_LIMIT_MS 60000
+/* The lease worker: restarted this many seconds after it fails; after a lost lease or a
+ * failed acquisition it tries again after LEASE_RETRY_MS, so an unreachable store is not
+ * hammered and the state stays readable in the backends' errors meanwhile. */
+#define LEASE_WORKER_RESTART_S 5
+#define LEASE_RETRY_MS 2000
 
 /* Settings. */
 static char* layout_setting = NULL;
 static char* node_setting = NULL;
+static char* lease_store_setting = NULL;
+/* idforge.node was set (not its default): with a lease store, that node is registered. */
+static bool node_given = false;
+static int64 fixed_node = -1;
 static int reserve_ms_setting = 1000;
 static int max_clock_wait_ms_setting = 5000;
 
 /* The layout and node, checked in the postmaster when preloaded. */
 static idf_sf_params sf_params;
+
+/* Where the lease worker stands (idforge.lease_store only). */
+typedef enum LeaseState {
+  LEASE_ACQUIRING = 0, /* no node ID yet */
+  LEASE_HELD = 1,      /* node, mark and fence published */
+  LEASE_LOST = 2,      /* the store gave the node ID away; acquiring again */
+  LEASE_STOPPED = 3,   /* released at shutdown */
+} LeaseState;
 
 typedef struct IdforgeShared {
   LWLock* lock;
@@ -55,6 +81,16 @@ typedef struct IdforgeShared {
   int64 mark_ms; /* on disk: every issued ID's tick ends by this */
   bool resumed;  /* nothing issued since the mark was read from disk */
   idf_sf_params params;
+  /* The lease, written by the worker under lock (idforge.lease_store only). */
+  LeaseState lease_state;
+  uint64 lease_gen;               /* bumped at each acquisition */
+  uint64 applied_gen;             /* the acquisition params.node and stamp follow */
+  uint64 lease_node;              /* the leased node ID */
+  int64 lease_mark_ms;            /* the store's mark of earlier holders (IDF_NO_UNIX_MS: none) */
+  int64 lease_wait_ms;            /* how long a first ID waits for the clock to pass that mark */
+  int64 fence_ms;                 /* issue no ID whose tick ends at or after this */
+  bool issued_on_lease;           /* an ID was issued since the last acquisition */
+  char lease_error[IDF_ERR_SIZE]; /* the last failure, for the backends' errors */
 } IdforgeShared;
 
 static IdforgeShared* shared = NULL;
@@ -113,10 +149,28 @@ static void idforge_shmem_startup(void) {
     shared->stamp = 0;
     shared->mark_ms = IDF_NO_UNIX_MS;
     shared->params = sf_params;
+    shared->lease_state = LEASE_ACQUIRING;
+    shared->lease_gen = 0;
+    shared->applied_gen = 0;
+    shared->lease_node = 0;
+    shared->lease_mark_ms = IDF_NO_UNIX_MS;
+    shared->lease_wait_ms = 0;
+    shared->fence_ms = 0;
+    shared->issued_on_lease = false;
+    shared->lease_error[0] = '\0';
   }
   LWLockRelease(AddinShmemInitLock);
   if (!IsUnderPostmaster) on_shmem_exit(idforge_shmem_exit, (Datum)0);
 }
+
+/* Never refuses (see _PG_init on check hooks); only records whether idforge.node was set, in
+ * postgresql.conf or on the command line, rather than left at its default. */
+static bool node_check(char** newval, void** extra, GucSource source) {
+  node_given = source > PGC_S_DEFAULT;
+  return true;
+}
+
+PGDLLEXPORT void idforge_lease_worker_main(Datum arg);
 
 void _PG_init(void) {
   char err[IDF_ERR_SIZE];
@@ -142,7 +196,13 @@ void _PG_init(void) {
   DefineCustomStringVariable(
       "idforge.node", "Node ID of this cluster in idforge_snowflake()'s IDs.",
       "Unique among every cluster (and other generator) issuing with the same layout.",
-      &node_setting, "0", layout_context, 0, NULL, NULL, NULL);
+      &node_setting, "0", layout_context, 0, node_check, NULL, NULL);
+  DefineCustomStringVariable(
+      "idforge.lease_store",
+      "Lease idforge_snowflake()'s node ID from this store (empty: idforge.node alone).",
+      "As idforge --lease-store takes it: file:DIR, redis://host:port, etcd://host:port, "
+      "static:N. With idforge.node set too, that node ID is registered in the store.",
+      &lease_store_setting, "", layout_context, 0, NULL, NULL, NULL);
   DefineCustomIntVariable(
       "idforge.reserve_ms", "How far ahead of issued IDs the durable mark is written.",
       "Longer: fewer fsyncs; a restart may wait up to this long for the clock.",
@@ -164,6 +224,30 @@ void _PG_init(void) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("idforge: idforge.layout = '%s', idforge.node = '%s': %s",
                            layout_setting, node_setting, err)));
+  }
+
+  if (lease_store_setting[0] != '\0') {
+    BackgroundWorker worker;
+
+    if (idf_lease_check_url(lease_store_setting, err) != 0)
+      ereport(ERROR,
+              (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+               errmsg("idforge: idforge.lease_store = '%s': %s", lease_store_setting, err),
+               errhint("A lease store URL as idforge --lease-store takes it: file:DIR, "
+                       "redis://host:port, etcd://host:port or static:N (docs/LEASES.md).")));
+    /* As idforge --node N --lease-store URL: the fixed node is registered in the store, so
+     * a node configured twice is refused there rather than issued twice. */
+    fixed_node = node_given ? node : -1;
+    memset(&worker, 0, sizeof(worker));
+    worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+    /* A standby issues nothing: it takes no node ID until it is promoted. */
+    worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+    worker.bgw_restart_time = LEASE_WORKER_RESTART_S;
+    snprintf(worker.bgw_library_name, BGW_MAXLEN, "idforge");
+    snprintf(worker.bgw_function_name, BGW_MAXLEN, "idforge_lease_worker_main");
+    snprintf(worker.bgw_name, BGW_MAXLEN, "idforge lease worker");
+    snprintf(worker.bgw_type, BGW_MAXLEN, "idforge lease worker");
+    RegisterBackgroundWorker(&worker);
   }
 
   prev_shmem_request_hook = shmem_request_hook;
@@ -214,7 +298,8 @@ static void load_mark(void) {
                              "idforge.layout is now '%s' ('%s'); nothing issued",
                              MARK_FILE, spec, layout_setting, p->spec),
                       errhint("%s", layout_hint)));
-    if (node >= 0 && (uint64)node != p->node)
+    /* A leased node ID may change from run to run: the store's mark guards each one. */
+    if (node >= 0 && (uint64)node != p->node && lease_store_setting[0] == '\0')
       ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                       errmsg("idforge_snowflake(): \"%s\" was written by node " INT64_FORMAT
                              ", but idforge.node is now %s; nothing issued",
@@ -303,6 +388,82 @@ static void persist_mark(int64 mark) {
   error_context_stack = context.previous;
 }
 
+/* Raises the ERROR for a backend that may not issue under the lease: state, node, store and
+ * the worker's last error. Called without the lock; reads the error text racily (a log line). */
+static void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 now_ms) {
+  char last_error[IDF_ERR_SIZE];
+
+  memcpy(last_error, (const char*)shared->lease_error, sizeof(last_error));
+  last_error[sizeof(last_error) - 1] = '\0';
+  if (last_error[0] == '\0') snprintf(last_error, sizeof(last_error), "none");
+  switch (state) {
+    case LEASE_ACQUIRING:
+      ereport(ERROR,
+              (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+               errmsg("idforge_snowflake(): acquiring: no node ID leased yet from "
+                      "idforge.lease_store '%s' (last error: %s); nothing issued",
+                      lease_store_setting, last_error),
+               errhint("The idforge lease worker retries every %d ms; if this lasts, make the "
+                       "store reachable (see the server log).",
+                       LEASE_RETRY_MS)));
+      break;
+    case LEASE_LOST:
+      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                      errmsg("idforge_snowflake(): lost: the lease on node " UINT64_FORMAT
+                             " in idforge.lease_store '%s' is gone (%s); nothing issued",
+                             node, lease_store_setting, last_error),
+                      errhint("Another holder may use that node ID now. The idforge lease worker "
+                              "acquires a node ID again within %d ms; retry then.",
+                              LEASE_RETRY_MS)));
+      break;
+    case LEASE_STOPPED:
+      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                      errmsg("idforge_snowflake(): stopped: node " UINT64_FORMAT
+                             " was released to idforge.lease_store '%s' (the server is "
+                             "shutting down, or the lease worker was ended: it leases again "
+                             "within %d s); nothing issued",
+                             node, lease_store_setting, LEASE_WORKER_RESTART_S)));
+      break;
+    default:
+      ereport(ERROR,
+              (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+               errmsg("idforge_snowflake(): fenced: node " UINT64_FORMAT
+                      "'s lease in idforge.lease_store '%s' covers IDs up to Unix ms " INT64_FORMAT
+                      " only (the clock reads " INT64_FORMAT
+                      "); renewals fail (last error: %s); nothing issued",
+                      node, lease_store_setting, fence_ms, now_ms, last_error),
+               errhint("Issuing resumes after the next successful renewal: make the store "
+                       "reachable (see the server log).")));
+  }
+}
+
+/* In a backend, the lock held: refuses unless the worker published a node ID whose fence
+ * lies ahead; on a new acquisition, moves the generator to its node ID, resuming after
+ * max(the file's mark, the store's mark). Returns the fence in *fence_ms. */
+static void lease_gate(int64* fence_ms) {
+  const LeaseState state = shared->lease_state;
+  const uint64 node = shared->lease_node;
+  const int64 fence = shared->fence_ms;
+  const int64 now = unix_ms_now();
+
+  if (state != LEASE_HELD || now >= fence) {
+    LWLockRelease(shared->lock);
+    lease_refuse(state, node, fence, now);
+  }
+  if (shared->applied_gen != shared->lease_gen) {
+    const uint64 from_store = idf_sf_resume_stamp(&shared->params, shared->lease_mark_ms);
+
+    shared->params.node = node;
+    /* The stamp never moves down: IDs keep increasing across a change of node ID too. */
+    if (from_store > shared->stamp) {
+      shared->stamp = from_store;
+      shared->resumed = true;
+    }
+    shared->applied_gen = shared->lease_gen;
+  }
+  *fence_ms = fence;
+}
+
 PG_FUNCTION_INFO_V1(idforge_snowflake);
 Datum idforge_snowflake(PG_FUNCTION_ARGS) {
   idf_sf_step step;
@@ -310,6 +471,8 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
   int64 now_ms = 0;
   int64 wait_bound_ms = max_clock_wait_ms_setting;
   int64 mark_ms = IDF_NO_UNIX_MS;
+  int64 fence_ms = PG_INT64_MAX;
+  const char* mark_source = MARK_FILE;
   bool resumed = false;
 
   if (shared == NULL)
@@ -328,21 +491,38 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
   for (;;) {
     LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     if (!shared->loaded) load_mark();
+    if (lease_store_setting[0] != '\0') lease_gate(&fence_ms);
     resumed = shared->resumed;
     mark_ms = shared->mark_ms;
-    wait_bound_ms =
-        resumed ? Min(Max(reserve_ms_setting, max_clock_wait_ms_setting), STARTUP_WAIT_LIMIT_MS)
-                : max_clock_wait_ms_setting;
+    /* For the messages: the mark a first ID resumes after may be the store's. */
+    if (fence_ms != PG_INT64_MAX && shared->lease_mark_ms != IDF_NO_UNIX_MS &&
+        shared->lease_mark_ms > mark_ms) {
+      mark_ms = shared->lease_mark_ms;
+      mark_source = "the lease store's mark for this node ID";
+    }
+    wait_bound_ms = resumed ? Min(Max(Max(reserve_ms_setting, max_clock_wait_ms_setting),
+                                      lease_store_setting[0] != '\0' ? shared->lease_wait_ms : 0),
+                                  STARTUP_WAIT_LIMIT_MS)
+                            : max_clock_wait_ms_setting;
     now_ms = unix_ms_now();
     idf_sf_next(&shared->params, shared->stamp, shared->mark_ms, now_ms, reserve_ms_setting,
                 wait_bound_ms, &step);
     if (step.kind == IDF_SF_ISSUE) {
+      /* The lease's fence: the ID's whole tick must end before it (lease_keeper.hpp). */
+      if (fence_ms != PG_INT64_MAX &&
+          shared->params.epoch_ms + (int64)((step.stamp >> shared->params.sequence_bits) + 1) *
+                                        shared->params.tick_ms >
+              fence_ms) {
+        LWLockRelease(shared->lock);
+        lease_refuse(LEASE_HELD, shared->lease_node, fence_ms, now_ms);
+      }
       if (step.new_mark_ms != IDF_NO_UNIX_MS) {
         persist_mark(step.new_mark_ms);
         shared->mark_ms = step.new_mark_ms;
       }
       shared->stamp = step.stamp;
       shared->resumed = false;
+      shared->issued_on_lease = true;
       LWLockRelease(shared->lock);
       PG_RETURN_INT64(step.id);
     }
@@ -382,7 +562,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                       "more than the %lld ms a first ID after a restart waits "
                       "(max(idforge.reserve_ms, idforge.max_clock_wait_ms), at most %d); "
                       "nothing issued",
-                      now_ms, (long long)step.behind_ms, mark_ms, MARK_FILE,
+                      now_ms, (long long)step.behind_ms, mark_ms, mark_source,
                       (long long)wait_bound_ms, STARTUP_WAIT_LIMIT_MS),
                errhint("The mark lies up to idforge.reserve_ms ahead of the last ID by design; "
                        "if the clock is right, retry once it passes the mark. Never lower the "
@@ -410,6 +590,123 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                                now_ms, layout_setting, shared->params.epoch_ms)));
     }
   }
+}
+
+/* The lease worker (idforge.lease_store set): holds the node ID's lease for the cluster.
+ *
+ * Renewal runs in this loop (idf_lease_renew every third of the TTL, sooner after a failure),
+ * not in the keeper's own thread: a thread inside a PostgreSQL process must never call into
+ * the server, and this way none exists. Each result goes to the shared struct under the
+ * lock, so a backend sees the fence of the last successful renewal, and nothing once the
+ * lease is lost. At SIGTERM the fence goes to "stop" first, then the last issued tick is read
+ * and stored as the node's mark when the lease is released. */
+static void lease_publish(LeaseState state, const idf_lease_info* info, const char* error,
+                          bool acquired) {
+  LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+  shared->lease_state = state;
+  if (info != NULL) {
+    shared->fence_ms = info->lost ? 0 : info->fence_ms;
+    if (acquired) {
+      shared->lease_node = info->node;
+      shared->lease_mark_ms = info->high_water_ms;
+      shared->lease_wait_ms = info->reserve_ms + 1000;
+      shared->issued_on_lease = false;
+      shared->lease_gen++;
+    }
+  } else {
+    shared->fence_ms = 0;
+  }
+  if (error != NULL) strlcpy(shared->lease_error, error, sizeof(shared->lease_error));
+  LWLockRelease(shared->lock);
+}
+
+static void lease_wait(int64 ms) {
+  (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, (long)Max(ms, 1),
+                  PG_WAIT_EXTENSION);
+  ResetLatch(MyLatch);
+  if (ConfigReloadPending) {
+    ConfigReloadPending = false;
+    ProcessConfigFile(PGC_SIGHUP);
+  }
+}
+
+void idforge_lease_worker_main(Datum arg) {
+  char err[IDF_ERR_SIZE];
+  idf_lease* lease = NULL;
+  idf_lease_info info;
+  int64 next_renew_ms = 0;
+
+  pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+  pqsignal(SIGHUP, SignalHandlerForConfigReload);
+  BackgroundWorkerUnblockSignals();
+
+  while (!ShutdownRequestPending) {
+    if (lease == NULL) {
+      lease = idf_lease_acquire(lease_store_setting, shared->params.spec, fixed_node, &info, err);
+      if (lease == NULL) {
+        ereport(LOG, (errmsg("idforge lease worker: cannot lease a node ID from '%s': %s",
+                             lease_store_setting, err)));
+        LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+        /* "lost" stays until a node ID is held again: the backends say what happened. */
+        if (shared->lease_state != LEASE_LOST) shared->lease_state = LEASE_ACQUIRING;
+        strlcpy(shared->lease_error, err, sizeof(shared->lease_error));
+        shared->fence_ms = 0;
+        LWLockRelease(shared->lock);
+        lease_wait(LEASE_RETRY_MS);
+        continue;
+      }
+      ereport(LOG, (errmsg("idforge lease worker: node " UINT64_FORMAT " leased from '%s'",
+                           info.node, lease_store_setting)));
+      lease_publish(LEASE_HELD, &info, "", true);
+      next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
+    } else if (unix_ms_now() >= next_renew_ms) {
+      if (idf_lease_renew(lease, &info, err) == 0) {
+        lease_publish(LEASE_HELD, &info, NULL, false);
+        next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
+      } else if (info.lost) {
+        ereport(LOG, (errmsg("idforge lease worker: node " UINT64_FORMAT
+                             " lost in '%s': %s; issuing stopped",
+                             info.node, lease_store_setting, err)));
+        lease_publish(LEASE_LOST, &info, err, false);
+        /* Lost: the store keeps nothing of ours to release; the keeper just goes. */
+        (void)idf_lease_release(lease, IDF_NO_UNIX_MS, err);
+        lease = NULL;
+        lease_wait(LEASE_RETRY_MS);
+        continue;
+      } else {
+        ereport(LOG,
+                (errmsg("idforge lease worker: renewing node " UINT64_FORMAT " in '%s' failed: %s",
+                        info.node, lease_store_setting, err)));
+        lease_publish(LEASE_HELD, &info, err, false);
+        next_renew_ms = unix_ms_now() + info.retry_ms;
+      }
+    }
+    lease_wait(lease == NULL ? LEASE_RETRY_MS : next_renew_ms - unix_ms_now());
+  }
+
+  if (lease != NULL) {
+    int64 last_ms = IDF_NO_UNIX_MS;
+
+    /* Fence first, then read: a backend checks the fence under the same lock before it
+     * takes a stamp, so the stamp read here covers every ID issued under the lease. */
+    LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+    shared->lease_state = LEASE_STOPPED;
+    shared->fence_ms = 0;
+    if (shared->applied_gen == shared->lease_gen && shared->issued_on_lease)
+      last_ms = shared->params.epoch_ms +
+                (int64)(shared->stamp >> shared->params.sequence_bits) * shared->params.tick_ms;
+    LWLockRelease(shared->lock);
+    if (idf_lease_release(lease, last_ms, err) != 0)
+      ereport(LOG, (errmsg("idforge lease worker: releasing node " UINT64_FORMAT
+                           " to '%s' failed: %s; the store frees it after its TTL",
+                           info.node, lease_store_setting, err)));
+    else
+      ereport(LOG, (errmsg("idforge lease worker: node " UINT64_FORMAT " released to '%s'",
+                           info.node, lease_store_setting)));
+  }
+  /* 1, not 0: a worker ended on its own (pg_terminate_backend) comes back after
+   * LEASE_WORKER_RESTART_S and leases again; at shutdown the postmaster restarts nothing. */
+  proc_exit(1);
 }
 
 PG_FUNCTION_INFO_V1(idforge_snowflake_time);

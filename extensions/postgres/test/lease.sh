@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# idforge.lease_store on PostgreSQL 15 instances of their own: two clusters on one file:
+# store get different node IDs and issue no duplicate under concurrent load; a node fixed by
+# idforge.node is registered (and refused when held); a restart resumes above the store's
+# mark; a bad URL stops the server naming it; with the shared Redis (IDFORGE_REDIS_URL) a
+# lease deleted in the store fences issuing with a clear ERROR, then resumes with a new
+# lease and no ID at or below one issued before; a private Redis stopped fences issuing.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+port_a=$((15461 + ${IDFORGE_PORT_OFFSET:-0}))
+port_b=$((15462 + ${IDFORGE_PORT_OFFSET:-0}))
+redis_private_port=$((15463 + ${IDFORGE_PORT_OFFSET:-0}))
+PGI_NAME=lease_a PGI_PORT=$port_a
+# shellcheck source=pg_instance.sh
+. "$here/pg_instance.sh"
+pgi_need_installed
+use() {  # a | b: the instance the pgi_* functions act on
+  PGI_NAME="lease_$1"
+  if [ "$1" = a ]; then PGI_PORT=$port_a; else PGI_PORT=$port_b; fi
+  pgi_dir="$IDFORGE_PG_WORK/$PGI_NAME"
+  pgi_data="$pgi_dir/data"
+}
+redis_pid=""
+cleanup() {
+  use a; pgi_stop immediate; use b; pgi_stop immediate
+  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+fails=0
+check() {  # name condition...
+  local name="$1"; shift
+  if "$@"; then echo "ok: $name"; else echo "FAIL: $name" >&2; fails=$((fails + 1)); fi
+}
+contains() { grep -qF -- "$2" <<<"$1"; }
+is_id() { [[ "$1" =~ ^[0-9]+$ ]]; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+id_ms() { echo $(( ($1 >> 22) + 1288834974657 )); }  # twitter
+id_node() { echo $(( ($1 >> 12) & 1023 )); }
+# The first ID once the worker holds a lease (bounded: 20 s); the last error otherwise.
+first_id() {
+  local out=""
+  pgi_psql -d postgres -c "CREATE EXTENSION IF NOT EXISTS idforge" >/dev/null 2>&1 || true
+  for _ in $(seq 1 100); do
+    out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+    [[ "$out" =~ ^[0-9]+$ ]] && { echo "$out"; return 0; }
+    sleep 0.2
+  done
+  echo "$out"  # the caller's check fails on it (a failed substitution would end the script)
+}
+# Calls until the error contains $1 (bounded: 20 s); prints the last output.
+until_error() {
+  local out=""
+  pgi_psql -d postgres -c "CREATE EXTENSION IF NOT EXISTS idforge" >/dev/null 2>&1 || true
+  for _ in $(seq 1 100); do
+    out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+    contains "$out" "$1" && { echo "$out"; return 0; }
+    sleep 0.2
+  done
+  echo "$out"  # the caller's check fails on it (a failed substitution would end the script)
+}
+store_dir="$IDFORGE_PG_WORK/lease_store"
+rm -rf "$store_dir"; mkdir -p "$store_dir"; pgi_reach "$store_dir"; chown postgres:postgres "$store_dir"
+store="file:$store_dir?ttl=3000"
+setup() {  # a | b, lease store URL, extra settings...
+  use "$1"
+  local url="$2"; shift 2
+  pgi_init </dev/null
+  pgi_conf "shared_preload_libraries = 'idforge'"
+  pgi_conf "idforge.lease_store = '$url'"
+  for line in "$@"; do pgi_conf "$line"; done
+}
+
+# 1. A bad URL stops the server naming it and the rule.
+setup a "nosuch:x"
+pgi_start && { echo "FAIL: started with idforge.lease_store = nosuch:x" >&2; fails=$((fails + 1)); pgi_stop immediate; }
+check "bad URL: the log names the setting and the value" \
+  contains "$(cat "$pgi_dir/server.log")" "idforge.lease_store = 'nosuch:x'"
+check "bad URL: the log says what a URL looks like" contains "$(cat "$pgi_dir/server.log")" "file:DIR"
+pgi_conf "idforge.lease_store = 'file:$store_dir?ttl=abc'"
+: | as_pg tee "$pgi_dir/server.log" >/dev/null 2>&1 || true
+pgi_start && { echo "FAIL: started with ttl=abc" >&2; fails=$((fails + 1)); pgi_stop immediate; }
+check "bad URL key: the log names the value" contains "$(cat "$pgi_dir/server.log")" "abc"
+
+# 2. Two clusters on one file: store: different node IDs; 4 sessions x 20000 IDs at once,
+# no duplicate, each cluster's IDs carry its own node ID.
+setup a "$store"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+a1="$(first_id)"; check "cluster A issues under a lease ($a1)" is_id "$a1"
+setup b "$store"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+b1="$(first_id)"; check "cluster B issues under a lease ($b1)" is_id "$b1"
+node_a="$(id_node "$a1")"; node_b="$(id_node "$b1")"
+check "different node IDs ($node_a, $node_b)" test "$node_a" != "$node_b"
+load="$IDFORGE_PG_WORK/lease_load"; rm -rf "$load"; mkdir -p "$load"
+for c in a b; do
+  use "$c"
+  for s in 1 2; do
+    timeout 120 psql -X -h 127.0.0.1 -p "$PGI_PORT" -U postgres -d postgres -At \
+      -c "SELECT idforge_snowflake() FROM generate_series(1, 20000)" >"$load/$c$s" 2>&1 &
+  done
+done
+wait
+total="$(cat "$load"/* | grep -cE '^[0-9]+$' || true)"
+check "concurrent load: 80000 IDs ($total)" test "$total" = 80000
+check "concurrent load: no duplicate" test -z "$(cat "$load"/* | sort | uniq -d | head -1)"
+check "cluster A's IDs carry node $node_a" \
+  test -z "$(cat "$load"/a* | awk -v n="$node_a" '{ if (int($1 / 4096) % 1024 != n) print }' | head -1)"
+check "cluster B's IDs carry node $node_b" \
+  test -z "$(cat "$load"/b* | awk -v n="$node_b" '{ if (int($1 / 4096) % 1024 != n) print }' | head -1)"
+
+# 3. A clean stop releases the node with the exact mark (not the reservation a TTL ahead).
+use a
+last_a="$(cat "$load"/a* | sort -n | tail -1)"
+stopped_at="$(now_ms)"
+pgi_stop fast
+store_mark="$(head -1 "$store_dir/node-$node_a.mark")"
+check "clean stop: the store's mark covers the last ID ($store_mark)" test "$store_mark" -ge "$(id_ms "$last_a")"
+check "clean stop: the store's mark is the exact use, not the reservation" test "$store_mark" -le "$stopped_at"
+
+# 4. A crash (no release), then a cluster without a mark file of its own on that node ID:
+# it resumes above the store's mark, which lies ahead of the clock (the reservation).
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+before="$(pgi_psql -d postgres -c "SELECT max(idforge_snowflake()) FROM generate_series(1, 1000)")"
+pgi_stop immediate
+store_mark="$(head -1 "$store_dir/node-$node_a.mark")"
+check "crash: the store keeps the reservation ($store_mark, ahead of $(now_ms))" test "$store_mark" -gt "$(now_ms)"
+as_pg rm -f "$pgi_data/idforge_snowflake.mark"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+after="$(first_id)"
+check "restart: the same node ID again ($(id_node "$after"))" test "$(id_node "$after")" = "$node_a"
+check "restart: resumes above the store's mark ($(id_ms "$after") > $store_mark)" \
+  test "$(id_ms "$after")" -gt "$store_mark"
+check "restart: above every ID before" test "$after" -gt "$before"
+
+# 5. idforge.node with idforge.lease_store: that node ID is registered; held, it is refused.
+pgi_stop fast
+use b; pgi_stop fast
+setup a "$store" "idforge.node = 5"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+fixed="$(first_id)"
+check "fixed node: IDs carry node 5 ($fixed)" test "$(id_node "$fixed")" = 5
+setup b "$store" "idforge.node = 5"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+out="$(until_error "node 5")"
+check "fixed node held elsewhere: refused naming state and store ($out)" \
+  contains "$out" "acquiring: no node ID leased yet from idforge.lease_store 'file:$store_dir"
+check "fixed node held elsewhere: names the node" contains "$out" "node 5"
+pgi_stop fast; use a; pgi_stop fast
+
+# 6. The shared Redis: the lease key deleted -> "lost", nothing issued; then a new lease and
+# only IDs above every earlier one.
+if [ -z "${IDFORGE_REDIS_URL:-}" ]; then
+  if [ "${IDFORGE_REQUIRE_SERVICES:-0}" = 1 ]; then
+    echo "FAIL: IDFORGE_REDIS_URL is not set (scripts/services.sh start)" >&2; fails=$((fails + 1))
+  else
+    echo "skip: the Redis part (IDFORGE_REDIS_URL is not set)"
+  fi
+else
+  hp="${IDFORGE_REDIS_URL#redis://}"; hp="${hp%%/*}"; hp="${hp%%\?*}"
+  prefix="idforge:pgtest:$$:"
+  redis_store="redis://$hp?ttl=3000&prefix=$prefix"
+  setup a "$redis_store"
+  pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+  r1="$(first_id)"; check "redis: issues under a lease ($r1)" is_id "$r1"
+  node_r="$(id_node "$r1")"
+  before="$(pgi_psql -d postgres -c "SELECT max(idforge_snowflake()) FROM generate_series(1, 1000)")"
+  redis-cli -h "${hp%%:*}" -p "${hp##*:}" DEL "${prefix}node:$node_r" >/dev/null
+  out="$(until_error "lost")"
+  check "redis: key deleted -> lost, naming the store ($out)" \
+    contains "$out" "lost: the lease on node $node_r in idforge.lease_store '$redis_store' is gone"
+  again="$(first_id)"
+  check "redis: a new lease issues again ($again)" is_id "$again"
+  check "redis: above every ID before the loss" test "$again" -gt "$before"
+  pgi_stop fast
+  redis-cli -h "${hp%%:*}" -p "${hp##*:}" --scan --pattern "${prefix}*" |
+    xargs -r redis-cli -h "${hp%%:*}" -p "${hp##*:}" DEL >/dev/null
+
+  # A private Redis stopped: renewals fail, and issuing stops at the fence ("fenced").
+  redis_dir="$IDFORGE_PG_WORK/lease_redis"; rm -rf "$redis_dir"; mkdir -p "$redis_dir"
+  redis-server --port "$redis_private_port" --bind 127.0.0.1 --save '' --appendonly no \
+    --dir "$redis_dir" >"$redis_dir/log" 2>&1 &
+  redis_pid=$!
+  for _ in $(seq 1 50); do
+    redis-cli -p "$redis_private_port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  private_store="redis://127.0.0.1:$redis_private_port?ttl=3000&timeout=500"
+  setup a "$private_store"
+  pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+  p1="$(first_id)"; check "private redis: issues under a lease ($p1)" is_id "$p1"
+  kill "$redis_pid"; wait "$redis_pid" 2>/dev/null || true; redis_pid=""
+  out="$(until_error "fenced")"
+  check "redis stopped: fenced, naming the store ($out)" \
+    contains "$out" "fenced: node $(id_node "$p1")'s lease in idforge.lease_store '$private_store'"
+  check "redis stopped: says renewals fail" contains "$out" "renewals fail"
+  pgi_stop fast
+fi
+
+[ "$fails" = 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
+echo "the leased node ID behaves"
