@@ -6,6 +6,11 @@
 CREATE FUNCTION idforge_snowflake() RETURNS bigint
   AS 'MODULE_PATHNAME', 'idforge_snowflake' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+-- Where the shared generator's node ID comes from (idforge.node or idforge.lease_store) and,
+-- leased, the lease's state, node, fence, the store's mark and the last error (docs/DATABASE.md).
+CREATE FUNCTION idforge_status() RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'idforge_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- The time of a Snowflake under the configured layout (STABLE: it reads idforge.layout).
 CREATE FUNCTION idforge_snowflake_time(bigint) RETURNS timestamptz
   AS 'MODULE_PATHNAME', 'idforge_snowflake_time' LANGUAGE C STABLE STRICT PARALLEL SAFE;

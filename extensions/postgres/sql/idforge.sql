@@ -12,6 +12,13 @@ SELECT bool_and(id > prev) AS increasing
 SELECT bool_and((id >> 12) & 1023 = 5) AS node_5 FROM s;
 SELECT abs(extract(epoch FROM idforge_snowflake_time(idforge_snowflake()) - clock_timestamp())) < 5
   AS time_is_now;
+-- What the generator stands on: node 5 from idforge.node, and the mark file, read at the
+-- first ID, a little ahead of the clock (the reserve window).
+SELECT st->>'node_from' AS node_from, st->>'state' AS state, st->'node' AS node,
+       st->'lease_store' AS lease_store, st->>'layout' AS layout,
+       (st->>'mark_unix_ms')::bigint BETWEEN (st->>'now_unix_ms')::bigint - 5000
+                                         AND (st->>'now_unix_ms')::bigint + 5000 AS mark_near_now
+  FROM idforge_status() st;
 -- Twitter's own example ID.
 SELECT idforge_snowflake_time(1212161502634033152);
 -- A signed layout never has the top bit set.

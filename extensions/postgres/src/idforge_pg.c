@@ -33,6 +33,7 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/json.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -707,6 +708,85 @@ void idforge_lease_worker_main(Datum arg) {
   /* 1, not 0: a worker ended on its own (pg_terminate_backend) comes back after
    * LEASE_WORKER_RESTART_S and leases again; at shutdown the postmaster restarts nothing. */
   proc_exit(1);
+}
+
+/* Appends `"key": value` to buf; value is an integer, or null when it equals none. */
+static void json_int(StringInfo buf, const char* key, int64 value, int64 none) {
+  appendStringInfo(buf, ", \"%s\": ", key);
+  if (value == none)
+    appendStringInfoString(buf, "null");
+  else
+    appendStringInfo(buf, INT64_FORMAT, value);
+}
+
+/* Appends `"key": "value"` (JSON-escaped), or null for NULL or an empty value. */
+static void json_text(StringInfo buf, const char* key, const char* value) {
+  appendStringInfo(buf, ", \"%s\": ", key);
+  if (value == NULL || value[0] == '\0')
+    appendStringInfoString(buf, "null");
+  else
+    escape_json(buf, value);
+}
+
+/* What the cluster's Snowflake generator stands on, for an operator: where the node ID comes
+ * from and, with a lease store, the lease's state, node, fence, the store's mark and the
+ * worker's last error: the same facts idforge_snowflake()'s errors give, readable before
+ * one is raised. A snapshot taken under the lock. */
+PG_FUNCTION_INFO_V1(idforge_status);
+Datum idforge_status(PG_FUNCTION_ARGS) {
+  static const char* const state_names[] = {"acquiring", "held", "lost", "stopped"};
+  StringInfoData buf;
+  LeaseState state;
+  uint64 node;
+  int64 fence_ms, store_mark_ms, mark_ms, now_ms;
+  bool leased = lease_store_setting != NULL && lease_store_setting[0] != '\0';
+  bool loaded, ever_leased;
+  char last_error[IDF_ERR_SIZE];
+
+  if (shared == NULL)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("idforge_status() needs the idforge library loaded at server start"),
+                    errhint("Add idforge to shared_preload_libraries in postgresql.conf "
+                            "(shared_preload_libraries = 'idforge') and restart the server.")));
+  LWLockAcquire(shared->lock, LW_SHARED);
+  state = shared->lease_state;
+  node = leased ? shared->lease_node : shared->params.node;
+  fence_ms = shared->fence_ms;
+  store_mark_ms = shared->lease_mark_ms;
+  mark_ms = shared->mark_ms;
+  loaded = shared->loaded;
+  ever_leased = shared->lease_gen != 0;
+  memcpy(last_error, (const char*)shared->lease_error, sizeof(last_error));
+  LWLockRelease(shared->lock);
+  now_ms = unix_ms_now();
+  last_error[sizeof(last_error) - 1] = '\0';
+
+  initStringInfo(&buf);
+  appendStringInfoString(&buf, "{\"layout\": ");
+  escape_json(&buf, layout_setting);
+  if (!leased) {
+    appendStringInfoString(&buf, ", \"node_from\": \"idforge.node\", \"state\": \"fixed\"");
+    appendStringInfo(&buf, ", \"node\": " UINT64_FORMAT, node);
+    json_text(&buf, "lease_store", NULL);
+  } else {
+    appendStringInfoString(&buf, ", \"node_from\": \"idforge.lease_store\", \"state\": ");
+    /* "fenced" as idforge_snowflake() says it: held, but renewals failed past the fence. */
+    escape_json(&buf, state == LEASE_HELD && now_ms >= fence_ms ? "fenced"
+                      : (int)state >= 0 && (int)state < (int)lengthof(state_names)
+                          ? state_names[state]
+                          : "unknown");
+    /* No node ID before the first acquisition; a lost or stopped one is still named. */
+    json_int(&buf, "node", ever_leased ? (int64)node : -1, -1);
+    json_text(&buf, "lease_store", lease_store_setting);
+    json_int(&buf, "fence_unix_ms", state == LEASE_HELD ? fence_ms : IDF_NO_UNIX_MS,
+             IDF_NO_UNIX_MS);
+    json_int(&buf, "store_mark_unix_ms", store_mark_ms, IDF_NO_UNIX_MS);
+    json_text(&buf, "last_error", last_error);
+  }
+  /* The mark file is read at the first ID after a start: null until then. */
+  json_int(&buf, "mark_unix_ms", loaded ? mark_ms : IDF_NO_UNIX_MS, IDF_NO_UNIX_MS);
+  appendStringInfo(&buf, ", \"now_unix_ms\": " INT64_FORMAT "}", now_ms);
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }
 
 PG_FUNCTION_INFO_V1(idforge_snowflake_time);

@@ -4,7 +4,8 @@
 # idforge.node is registered (and refused when held); a restart resumes above the store's
 # mark; a bad URL stops the server naming it; with the shared Redis (IDFORGE_REDIS_URL) a
 # lease deleted in the store fences issuing with a clear ERROR, then resumes with a new
-# lease and no ID at or below one issued before; a private Redis stopped fences issuing.
+# lease and no ID at or below one issued before; a private Redis stopped fences issuing; the
+# shared etcd (IDFORGE_ETCD_URL) as Redis. idforge_status() says the state at each step.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 port_a=$((15461 + ${IDFORGE_PORT_OFFSET:-0}))
 port_b=$((15462 + ${IDFORGE_PORT_OFFSET:-0}))
@@ -33,8 +34,17 @@ check() {  # name condition...
 contains() { grep -qF -- "$2" <<<"$1"; }
 is_id() { [[ "$1" =~ ^[0-9]+$ ]]; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+status() { pgi_psql -d postgres -c "SELECT idforge_status()->>'$1'"; }  # one field
 id_ms() { echo $(( ($1 >> 22) + 1288834974657 )); }  # twitter
 id_node() { echo $(( ($1 >> 12) & 1023 )); }
+# The first ID read from stdin whose node is not $1. In shell arithmetic (64-bit): awk's
+# doubles round a 61-bit ID, and a sequence near 4095 carries into the node bits.
+not_on_node() {
+  local id
+  while read -r id; do
+    (( ((id >> 12) & 1023) == $1 )) || { echo "$id"; return 0; }
+  done
+}
 # The first ID once the worker holds a lease (bounded: 20 s); the last error otherwise.
 first_id() {
   local out=""
@@ -85,6 +95,10 @@ check "bad URL key: the log names the value" contains "$(cat "$pgi_dir/server.lo
 setup a "$store"
 pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 a1="$(first_id)"; check "cluster A issues under a lease ($a1)" is_id "$a1"
+check "status: held" test "$(status state)" = held
+check "status: the store named" test "$(status lease_store)" = "$store"
+check "status: the node in the IDs" test "$(status node)" = "$(id_node "$a1")"
+check "status: the fence lies ahead" test "$(status fence_unix_ms)" -gt "$(now_ms)"
 setup b "$store"
 pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 b1="$(first_id)"; check "cluster B issues under a lease ($b1)" is_id "$b1"
@@ -102,10 +116,8 @@ wait
 total="$(cat "$load"/* | grep -cE '^[0-9]+$' || true)"
 check "concurrent load: 80000 IDs ($total)" test "$total" = 80000
 check "concurrent load: no duplicate" test -z "$(cat "$load"/* | sort | uniq -d | head -1)"
-check "cluster A's IDs carry node $node_a" \
-  test -z "$(cat "$load"/a* | awk -v n="$node_a" '{ if (int($1 / 4096) % 1024 != n) print }' | head -1)"
-check "cluster B's IDs carry node $node_b" \
-  test -z "$(cat "$load"/b* | awk -v n="$node_b" '{ if (int($1 / 4096) % 1024 != n) print }' | head -1)"
+check "cluster A's IDs carry node $node_a" test -z "$(cat "$load"/a* | not_on_node "$node_a")"
+check "cluster B's IDs carry node $node_b" test -z "$(cat "$load"/b* | not_on_node "$node_b")"
 
 # 3. A clean stop releases the node with the exact mark (not the reservation a TTL ahead).
 use a
@@ -144,6 +156,9 @@ out="$(until_error "node 5")"
 check "fixed node held elsewhere: refused naming state and store ($out)" \
   contains "$out" "acquiring: no node ID leased yet from idforge.lease_store 'file:$store_dir"
 check "fixed node held elsewhere: names the node" contains "$out" "node 5"
+check "status: acquiring" test "$(status state)" = acquiring
+check "status: no node yet" test -z "$(status node)"
+check "status: the last error names node 5" contains "$(status last_error)" "node 5"
 pgi_stop fast; use a; pgi_stop fast
 
 # 6. The shared Redis: the lease key deleted -> "lost", nothing issued; then a new lease and
@@ -170,6 +185,7 @@ else
   again="$(first_id)"
   check "redis: a new lease issues again ($again)" is_id "$again"
   check "redis: above every ID before the loss" test "$again" -gt "$before"
+  check "redis: status held again" test "$(status state)" = held
   pgi_stop fast
   redis-cli -h "${hp%%:*}" -p "${hp##*:}" --scan --pattern "${prefix}*" |
     xargs -r redis-cli -h "${hp%%:*}" -p "${hp##*:}" DEL >/dev/null
@@ -192,7 +208,42 @@ else
   check "redis stopped: fenced, naming the store ($out)" \
     contains "$out" "fenced: node $(id_node "$p1")'s lease in idforge.lease_store '$private_store'"
   check "redis stopped: says renewals fail" contains "$out" "renewals fail"
+  check "redis stopped: status fenced" test "$(status state)" = fenced
+  check "redis stopped: status shows the fence passed" \
+    test "$(status fence_unix_ms)" -le "$(now_ms)"
+  check "redis stopped: status names the failure" test -n "$(status last_error)"
   pgi_stop fast
+fi
+
+# 7. The shared etcd: as Redis, a lease deleted in the store fences with "lost"; a new lease
+# issues above every earlier ID.
+if [ -z "${IDFORGE_ETCD_URL:-}" ]; then
+  if [ "${IDFORGE_REQUIRE_SERVICES:-0}" = 1 ]; then
+    echo "FAIL: IDFORGE_ETCD_URL is not set (scripts/services.sh start)" >&2; fails=$((fails + 1))
+  else
+    echo "skip: the etcd part (IDFORGE_ETCD_URL is not set)"
+  fi
+else
+  ehp="${IDFORGE_ETCD_URL#etcd://}"; ehp="${ehp%%/*}"; ehp="${ehp%%\?*}"
+  eprefix="/idforge/pgtest/$$/"
+  etcd_store="etcd://$ehp?ttl=3000&prefix=$eprefix"
+  setup a "$etcd_store"
+  pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+  e1="$(first_id)"; check "etcd: issues under a lease ($e1)" is_id "$e1"
+  node_e="$(id_node "$e1")"
+  check "etcd: status names the node" test "$(status node)" = "$node_e"
+  before="$(pgi_psql -d postgres -c "SELECT max(idforge_snowflake()) FROM generate_series(1, 1000)")"
+  ETCDCTL_API=3 etcdctl --endpoints="http://$ehp" del "${eprefix}node/$node_e" >/dev/null
+  out="$(until_error "lost")"
+  check "etcd: key deleted -> lost, naming the store ($out)" \
+    contains "$out" "lost: the lease on node $node_e in idforge.lease_store '$etcd_store' is gone"
+  again="$(first_id)"
+  check "etcd: a new lease issues again ($again)" is_id "$again"
+  check "etcd: above every ID before the loss" test "$again" -gt "$before"
+  pgi_stop fast
+  check "etcd: a clean stop frees the node" \
+    test -z "$(ETCDCTL_API=3 etcdctl --endpoints="http://$ehp" get --prefix "${eprefix}node/" --keys-only)"
+  ETCDCTL_API=3 etcdctl --endpoints="http://$ehp" del --prefix "$eprefix" >/dev/null
 fi
 
 [ "$fails" = 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
