@@ -24,6 +24,8 @@ pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 pgi_psql -d postgres -c "CREATE EXTENSION idforge" >/dev/null
 out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
 check "not preloaded: error names the fix" contains "$out" "shared_preload_libraries"
+out="$(pgi_psql -d postgres -c "SELECT idforge_status()" 2>&1 || true)"
+check "not preloaded: idforge_status() names the fix" contains "$out" "shared_preload_libraries"
 check "not preloaded: uuidv7() works" test "$(pgi_psql -d postgres -c "SELECT uuid_extract_version(uuidv7())")" = 7
 # A typo in idforge.layout: the decoders refuse it naming it (never silently twitter).
 pgi_conf "idforge.layout = 'sonyflak'"
