@@ -1,30 +1,14 @@
 #include "idforge/ticket/ticket_errc.hpp"
 
-#include <string>
+#include "idforge/detail/wing_category.hpp"
 
 namespace idforge {
-namespace {
-
-class Category final : public std::error_category {
- public:
-  const char* name() const noexcept override { return "idforge.ticket"; }
-  std::string message(int ev) const override {
-    switch (static_cast<ticket_errc>(ev)) {
-      case ticket_errc::store_unreachable:
-        return "ticket store unreachable";
-      case ticket_errc::not_found:
-        return "not found";
-      case ticket_errc::already_exists:
-        return "already exists";
-    }
-    return "unknown idforge.ticket error " + std::to_string(ev);
-  }
-};
-
-}  // namespace
 
 const std::error_category& ticket_error_category() noexcept {
-  static const Category category;
+  static const detail::WingCategory<ticket_errc, 3> category(
+      "idforge.ticket", {{{ticket_errc::store_unreachable, "ticket store unreachable"},
+                          {ticket_errc::not_found, "not found"},
+                          {ticket_errc::already_exists, "already exists"}}});
   return category;
 }
 
