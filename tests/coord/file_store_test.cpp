@@ -47,29 +47,33 @@ TEST(FileStore, CorruptMarkIsRejectedNamingTheFile) {
 
 // --- keeper and leased generator on a file store -----------------------------------------
 
-TEST(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelease) {
+// A file store in a scratch folder of its own, and a manual clock at kT.
+class LeasedGenerator : public ::testing::Test {
+ protected:
+  // The store's URL with query (e.g. "?ttl=60000": the renewal thread stays asleep while the
+  // clock jumps).
+  std::string url(const std::string& query = "") const { return "file:" + dir.path() + query; }
+  std::string mark_file() const { return dir.path() + "/node-0.mark"; }
+
   test::ScratchDir dir;
-  ManualClock clock(kT * kMs);
-  const std::string mark_file = dir.path() + "/node-0.mark";
+  ManualClock clock{kT * kMs};
+};
+
+TEST_F(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelease) {
   std::int64_t last = 0;
   {
-    LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
-                                 clock);
-    EXPECT_EQ(read_mark(mark_file), kT + 60000);  // reserved before the first ID
+    LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
+    EXPECT_EQ(read_mark(mark_file()), kT + 60000);  // reserved before the first ID
     clock.advance_ms(5);
     last = decompose(kTwitter, gen.next()).unix_ms;
     EXPECT_EQ(gen.keeper().status().fence_unix_ms, kT + 60001);  // IDs up to the mark's tick
   }
   EXPECT_EQ(last, kT + 5);
-  EXPECT_EQ(read_mark(mark_file), kT + 5);
+  EXPECT_EQ(read_mark(mark_file()), kT + 5);
 }
 
-TEST(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
-  test::ScratchDir dir;
-  ManualClock clock(kT * kMs);
-  // ttl 60 s: the renewal thread stays asleep while the clock jumps past the window.
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
-                               clock);
+TEST_F(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
+  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
   clock.advance_ms(60'000);
   EXPECT_EQ(decompose(kTwitter, gen.next()).unix_ms, kT + 60'000);  // the mark itself is reserved
   clock.advance_ms(1);
@@ -84,47 +88,39 @@ TEST(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
   }
 }
 
-TEST(LeasedGenerator, ClockBehindStoredMarkWaitsWithinTheBound) {
-  test::ScratchDir dir;
-  write_mark(dir.path() + "/node-0.mark", kT + 500);
-  ManualClock clock(kT * kMs);
+TEST_F(LeasedGenerator, ClockBehindStoredMarkWaitsWithinTheBound) {
+  write_mark(mark_file(), kT + 500);
   LeasedOptions options;
   options.max_start_wait_ms = 1000;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
-                               options);
+  LeasedSnowflakeGenerator gen(open_lease_store(url()), kTwitter, clock, {}, options);
   EXPECT_EQ(gen.start_wait_ms(), 501);
   EXPECT_GE(clock.waited_ns(), 500 * kMs);
   EXPECT_GT(decompose(kTwitter, gen.next()).unix_ms, kT + 500);
 }
 
-TEST(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
-  test::ScratchDir dir;
-  write_mark(dir.path() + "/node-0.mark", kT + 10'000);
-  ManualClock clock(kT * kMs);
-  const std::string url = "file:" + dir.path() + "?nodes=1";  // no other node to move on to
+TEST_F(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
+  write_mark(mark_file(), kT + 10'000);
+  const std::string store = url("?nodes=1");  // no other node to move on to
   try {
-    LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock);  // bound: 3 s + 1 s
+    LeasedSnowflakeGenerator gen(open_lease_store(store), kTwitter, clock);  // bound: 3 s + 1 s
     FAIL();
   } catch (const ClockBackwardsError& e) {
     EXPECT_EQ(e.behind_ms(), 10'001);
     const std::string m = e.what();
     EXPECT_NE(m.find("high-water mark"), std::string::npos) << m;
-    EXPECT_NE(m.find(url), std::string::npos) << m;
+    EXPECT_NE(m.find(store), std::string::npos) << m;
     EXPECT_NE(m.find("at most 4000 ms"), std::string::npos) << m;
   }
   EXPECT_EQ(clock.waited_ns(), 0);
-  EXPECT_EQ(open_lease_store(url)->acquire(kTwitter).node, 0u);  // released, mark kept
-  EXPECT_EQ(read_mark(dir.path() + "/node-0.mark"), kT + 10'000);
+  EXPECT_EQ(open_lease_store(store)->acquire(kTwitter).node, 0u);  // released, mark kept
+  EXPECT_EQ(read_mark(mark_file()), kT + 10'000);
 }
 
-TEST(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
-  test::ScratchDir dir;
-  ManualClock clock(kT * kMs);
+TEST_F(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
   SnowflakePolicy policy;
   policy.max_borrow_ms = 50;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
-                               clock, policy);
-  const std::int64_t mark = read_mark(dir.path() + "/node-0.mark");
+  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
+  const std::int64_t mark = read_mark(mark_file());
   EXPECT_EQ(mark, kT + 60'000);
   clock.set_ms(mark - 10);  // the clock 10 ms before the mark, borrowing up to 50 ms ahead
   std::vector<Snowflake> ids(60 * 4096);
@@ -140,14 +136,11 @@ TEST(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
 
 // The exception-free batch (the C ABI's path) counts what it wrote and stops at the same
 // reserved mark as the throwing one, with errc::fenced.
-TEST(LeasedGenerator, ExceptionFreeBatchCountsWhatItWroteAndStopsAtTheMark) {
-  test::ScratchDir dir;
-  ManualClock clock(kT * kMs);
+TEST_F(LeasedGenerator, ExceptionFreeBatchCountsWhatItWroteAndStopsAtTheMark) {
   SnowflakePolicy policy;
   policy.max_borrow_ms = 50;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=60000"), kTwitter,
-                               clock, policy);
-  const std::int64_t mark = read_mark(dir.path() + "/node-0.mark");
+  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
+  const std::int64_t mark = read_mark(mark_file());
   clock.set_ms(mark - 10);
   std::vector<Snowflake> ids(60 * 4096);
   std::error_code error;
