@@ -57,9 +57,10 @@ std::shared_ptr<const MaskKeyring> keyring(sqlite3_context* ctx) {
   return s.ring;
 }
 
-// An optional text argument (absent or NULL: the default).
+// An optional text argument (absent: the default). NULL is an error, as for every function
+// of the extension: an option that silently became NULL would hide the bug that lost it.
 std::optional<std::string_view> option(int argc, sqlite3_value** argv, int i, const char* rule) {
-  if (i >= argc || sqlite3_value_type(argv[i]) == SQLITE_NULL) return std::nullopt;
+  if (i >= argc) return std::nullopt;
   return text_arg(argv[i], rule);
 }
 
@@ -81,9 +82,9 @@ PublicAlphabet alphabet_arg(int argc, sqlite3_value** argv) {
   return a ? parse_public_alphabet(*a) : PublicAlphabet::base58;
 }
 
-// The key of the fifth argument (0..57), or -1 when absent or NULL.
+// The key of the fifth argument (0..57), or -1 when absent.
 int key_id_arg(int argc, sqlite3_value** argv) {
-  if (argc < 5 || sqlite3_value_type(argv[4]) == SQLITE_NULL) return -1;
+  if (argc < 5) return -1;
   const sqlite3_int64 id = sqlite3_value_int64(argv[4]);
   if (sqlite3_value_type(argv[4]) != SQLITE_INTEGER || id < 0 || id > MaskKey::kMaxId)
     throw ArgumentError("key_id must be an integer 0..57, got " + describe(argv[4]));
@@ -201,7 +202,6 @@ void mask_keys(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
 
 void mask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_mask", [&] {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
     const std::optional<MaskMode> mode = mode_arg(argc, argv);
     const bool raw = raw_arg(argc, argv);
     const PublicAlphabet alphabet = alphabet_arg(argc, argv);
@@ -226,7 +226,6 @@ void mask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
 
 void unmask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_unmask", [&] {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return sqlite3_result_null(ctx);
     const std::optional<MaskMode> mode = mode_arg(argc, argv);
     const bool raw = raw_arg(argc, argv);
     const PublicAlphabet alphabet = alphabet_arg(argc, argv);

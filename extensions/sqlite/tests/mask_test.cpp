@@ -60,7 +60,7 @@ TEST_F(MaskFiles, U63RoundTripsInBothForms) {
           "INSERT INTO t SELECT x, idforge_mask(x), idforge_mask(x, 'u63', 'raw') FROM c");
   db.exec(
       "INSERT INTO t VALUES (9223372036854775807, idforge_mask(9223372036854775807), "
-      "idforge_mask(9223372036854775807, NULL, 'raw'))");
+      "idforge_mask(9223372036854775807, 'auto', 'raw'))");
   EXPECT_EQ(db.integer("SELECT count(*) FROM t WHERE idforge_unmask(pub) = id"), 2001);
   EXPECT_EQ(db.integer("SELECT count(*) FROM t WHERE idforge_unmask(raw) = id"), 2001);
   EXPECT_EQ(db.integer("SELECT count(*) FROM t WHERE length(pub) = 16 AND typeof(raw) = 'integer' "
@@ -73,12 +73,13 @@ TEST_F(MaskFiles, U63RoundTripsInBothForms) {
   // Decimal text reads as u63 too, and raw text in gives an integer back.
   EXPECT_EQ(db.text("SELECT idforge_mask('4001')"), db.text("SELECT idforge_mask(4001)"));
   EXPECT_EQ(db.integer("SELECT idforge_unmask(CAST(idforge_mask(4001, 'u63', 'raw') AS TEXT), "
-                       "NULL, 'raw')"),
+                       "'auto', 'raw')"),
             4001);
   // base62: its own text, the same value back.
-  const std::string b62 = db.text("SELECT idforge_mask(4001, NULL, NULL, 'base62')");
+  const std::string b62 = db.text("SELECT idforge_mask(4001, 'auto', 'public', 'base62')");
   EXPECT_NE(b62, db.text("SELECT idforge_mask(4001)"));
-  EXPECT_EQ(db.integer("SELECT idforge_unmask(" + sql_text(b62) + ", NULL, NULL, 'base62')"), 4001);
+  EXPECT_EQ(db.integer("SELECT idforge_unmask(" + sql_text(b62) + ", 'auto', 'public', 'base62')"),
+            4001);
 }
 
 TEST_F(MaskFiles, UuidModesRoundTripAsTextAndBlob) {
@@ -97,8 +98,8 @@ TEST_F(MaskFiles, UuidModesRoundTripAsTextAndBlob) {
                        "= 4 AND idforge_unmask(idforge_mask(v7, 'v7', 'raw')) = v7"),
             300);
   // A blob in, a blob out (raw); the public form of a blob reads back as the UUID's text.
-  EXPECT_EQ(db.integer("SELECT count(*) FROM u WHERE typeof(idforge_mask(b, NULL, 'raw')) = "
-                       "'blob' AND idforge_unmask(idforge_mask(b, NULL, 'raw')) = b"),
+  EXPECT_EQ(db.integer("SELECT count(*) FROM u WHERE typeof(idforge_mask(b, 'auto', 'raw')) = "
+                       "'blob' AND idforge_unmask(idforge_mask(b, 'auto', 'raw')) = b"),
             300);
   EXPECT_EQ(db.integer("SELECT count(*) FROM u WHERE idforge_unmask(idforge_mask(b)) = "
                        "uuid_str(b)"),
@@ -125,7 +126,7 @@ TEST_F(MaskFiles, AnOldKeyStillUnmasksAfterRotation) {
   Db db;
   load(db, "1:" + kSecretA);
   const std::string old_public = db.text("SELECT idforge_mask(4001)");
-  const std::int64_t old_raw = db.integer("SELECT idforge_mask(4001, NULL, 'raw')");
+  const std::int64_t old_raw = db.integer("SELECT idforge_mask(4001, 'auto', 'raw')");
   load(db, "2:" + kSecretB + "\n1:" + kSecretA + "\n");
   EXPECT_EQ(db.text("SELECT idforge_mask_keys()").find("keys 2, 1") != std::string::npos, true);
   const std::string new_public = db.text("SELECT idforge_mask(4001)");
@@ -133,16 +134,18 @@ TEST_F(MaskFiles, AnOldKeyStillUnmasksAfterRotation) {
   EXPECT_EQ(db.integer("SELECT idforge_unmask(" + sql_text(old_public) + ")"), 4001);
   EXPECT_EQ(db.integer("SELECT idforge_unmask(" + sql_text(new_public) + ")"), 4001);
   // Raw values carry no key ID: the old key is named.
-  EXPECT_EQ(
-      db.integer("SELECT idforge_unmask(" + std::to_string(old_raw) + ", NULL, 'raw', NULL, 1)"),
-      4001);
+  EXPECT_EQ(db.integer("SELECT idforge_unmask(" + std::to_string(old_raw) +
+                       ", 'auto', 'raw', 'base58', 1)"),
+            4001);
   EXPECT_NE(db.integer("SELECT idforge_unmask(" + std::to_string(old_raw) + ")"), 4001);
   // Masking with an old key reproduces the ID handed out before.
-  EXPECT_EQ(db.text("SELECT idforge_mask(4001, NULL, NULL, NULL, 1)"), old_public);
-  EXPECT_NE(db.error("SELECT idforge_unmask(" + sql_text(old_public) + ", NULL, NULL, NULL, 2)")
-                .find("was made with mask key 1, not 2"),
+  EXPECT_EQ(db.text("SELECT idforge_mask(4001, 'auto', 'public', 'base58', 1)"), old_public);
+  EXPECT_NE(
+      db.error("SELECT idforge_unmask(" + sql_text(old_public) + ", 'auto', 'public', 'base58', 2)")
+          .find("was made with mask key 1, not 2"),
+      std::string::npos);
+  EXPECT_NE(db.error("SELECT idforge_mask(1, 'auto', 'public', 'base58', 7)").find("7"),
             std::string::npos);
-  EXPECT_NE(db.error("SELECT idforge_mask(1, NULL, NULL, NULL, 7)").find("7"), std::string::npos);
   // The old key retired: its IDs are now unknown, named as such.
   load(db, "2:" + kSecretB);
   const std::string e = db.error("SELECT idforge_unmask(" + sql_text(old_public) + ")");
@@ -192,7 +195,7 @@ TEST_F(MaskFiles, ValuesOutOfRangeAndOfTheWrongTypeAreRefused) {
   says("SELECT idforge_mask(0)", "idforge_mask(): cannot mask integer 0: value outside 1..2^63-1");
   says("SELECT idforge_mask(-5, 'u63', 'raw')", "cannot mask integer -5: value outside");
   says("SELECT idforge_unmask(0)", "idforge_unmask(): cannot unmask integer 0: value outside");
-  says("SELECT idforge_unmask(-1, NULL, 'raw')", "cannot unmask integer -1");
+  says("SELECT idforge_unmask(-1, 'auto', 'raw')", "cannot unmask integer -1");
   says("SELECT idforge_mask('9223372036854775808')", "9223372036854775808");
   says("SELECT idforge_mask(1.5)", "got real 1.5");
   says("SELECT idforge_mask(x'0011')", "got blob of 2 bytes");
@@ -206,19 +209,29 @@ TEST_F(MaskFiles, ValuesOutOfRangeAndOfTheWrongTypeAreRefused) {
        "cannot unmask blob of 16 bytes: not a version-4 RFC 9562 UUID");
   says("SELECT idforge_mask(5, 'u64')", "u64");
   says("SELECT idforge_mask(5, 7)", "mode must be text");
-  says("SELECT idforge_mask(5, NULL, 'short')", "form 'short' is neither public nor raw");
-  says("SELECT idforge_mask(5, NULL, NULL, 'base64')", "base64");
-  says("SELECT idforge_mask(5, NULL, NULL, NULL, 58)", "key_id must be an integer 0..57");
-  says("SELECT idforge_mask(5, NULL, NULL, NULL, 'one')", "got text 'one'");
-  says("SELECT idforge_mask(5, NULL, NULL, NULL, 3)", "3");  // not in the keyring
+  says("SELECT idforge_mask(5, 'auto', 'short')", "form 'short' is neither public nor raw");
+  says("SELECT idforge_mask(5, 'auto', 'public', 'base64')", "base64");
+  says("SELECT idforge_mask(5, 'auto', 'public', 'base58', 58)", "key_id must be an integer 0..57");
+  says("SELECT idforge_mask(5, 'auto', 'public', 'base58', 'one')", "got text 'one'");
+  says("SELECT idforge_mask(5, 'auto', 'public', 'base58', 3)", "3");  // not in the keyring
 }
 
-TEST_F(MaskFiles, NullGivesNullAndNullOptionsTheDefaults) {
+TEST_F(MaskFiles, NullIsAnErrorForEveryArgument) {
   Db db;
   load(db, "1:" + kSecretA);
-  EXPECT_EQ(db.text("SELECT idforge_mask(NULL)"), "NULL");
-  EXPECT_EQ(db.text("SELECT idforge_unmask(NULL, 'u63', 'raw')"), "NULL");
-  EXPECT_EQ(db.text("SELECT idforge_mask(4001, NULL, NULL, NULL, NULL)"),
+  const auto says = [&](const std::string& sql, const std::string& part) {
+    const std::string e = db.error(sql);
+    EXPECT_NE(e.find(part), std::string::npos) << sql << " -> " << e;
+  };
+  says("SELECT idforge_mask(NULL)", "idforge_mask(): the value must be an integer 1..2^63-1");
+  says("SELECT idforge_mask(NULL)", "got NULL");
+  says("SELECT idforge_unmask(NULL, 'u63', 'raw')", "idforge_unmask(): the value must be");
+  says("SELECT idforge_mask(1, NULL)", "mode must be text: auto, u63, u128 or v7, got NULL");
+  says("SELECT idforge_mask(1, 'auto', NULL)", "form must be text: public or raw, got NULL");
+  says("SELECT idforge_unmask('abc', 'auto', 'public', NULL)", "alphabet must be text");
+  says("SELECT idforge_mask(1, 'auto', 'public', 'base58', NULL)", "key_id must be an integer");
+  // The defaults, spelled out, are what the short forms use.
+  EXPECT_EQ(db.text("SELECT idforge_mask(4001)"),
             db.text("SELECT idforge_mask(4001, 'auto', 'public', 'base58')"));
 }
 
