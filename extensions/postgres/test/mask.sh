@@ -4,7 +4,7 @@
 # malformed key file, a wrong or retired key, a rotation by reload within one session, the
 # setting out of other roles' reach, and parallel workers reading the same keyring.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PGI_NAME=mask PGI_PORT=$((15453 + ${IDFORGE_PORT_OFFSET:-0}))
+PGI_NAME=mask PGI_PORT=$((15454 + ${IDFORGE_PORT_OFFSET:-0}))
 # shellcheck source=pg_instance.sh
 . "$here/pg_instance.sh"
 pgi_need_installed
