@@ -261,6 +261,8 @@ TEST_F(MaskFiles, MissingUnreadableAndMalformedKeyFilesAreNamedAndChangeNothing)
   e = db.error("SELECT idforge_mask_keys(" + sql_text(bad) + ")");
   EXPECT_NE(e.find("62 characters"), std::string::npos) << e;
   EXPECT_EQ(e.find(kSecretB.substr(0, 62)), std::string::npos) << "the secret leaked: " << e;
+  e = db.error("SELECT idforge_mask_keys(CAST(x'2f746d70006b' AS TEXT))");  // "/tmp\0k"
+  EXPECT_NE(e.find("the path '/tmp\\x00k' holds a NUL byte"), std::string::npos) << e;
   e = db.error("SELECT idforge_mask_keys(NULL)");
   EXPECT_NE(e.find("path of a keyring file"), std::string::npos) << e;
   // None of them replaced the keyring.
