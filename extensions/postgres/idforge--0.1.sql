@@ -38,3 +38,33 @@ CREATE FUNCTION idforge_typeid(prefix text) RETURNS text
 -- What `idforge inspect --json` prints (STABLE: Snowflakes are read under idforge.layout).
 CREATE FUNCTION idforge_inspect(text) RETURNS jsonb
   AS 'MODULE_PATHNAME', 'idforge_inspect' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- Public IDs (docs/PUBLIC-IDS.md): keyed, reversible masking of bigint and uuid keys, with
+-- the keyring of idforge.mask_key_file (else the server's environment); keys are never SQL
+-- arguments. STABLE, not IMMUTABLE: the result depends on that setting, which a reload
+-- changes (a rotation), so it must not be folded into a plan or an expression index.
+-- key_id -1: the keyring's primary (its first entry).
+CREATE FUNCTION idforge_mask_keys() RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_mask_keys' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_mask(value bigint, alphabet text DEFAULT 'base58',
+                             key_id integer DEFAULT -1) RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_mask_bigint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_mask(value uuid, mode text DEFAULT 'auto', alphabet text DEFAULT 'base58',
+                             key_id integer DEFAULT -1) RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_mask_uuid' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_unmask(public_id text, alphabet text DEFAULT 'base58') RETURNS bigint
+  AS 'MODULE_PATHNAME', 'idforge_unmask_bigint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_unmask_uuid(public_id text, alphabet text DEFAULT 'base58') RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_unmask_uuid' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Raw forms: a positive bigint stays a positive bigint; a UUIDv7 becomes a valid UUIDv4
+-- (mode auto or v7), any other UUID 128 masked bits (u128, not a valid UUID).
+CREATE FUNCTION idforge_mask_raw(value bigint, key_id integer DEFAULT -1) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'idforge_mask_raw_bigint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_unmask_raw(masked bigint, key_id integer DEFAULT -1) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'idforge_unmask_raw_bigint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_mask_raw(value uuid, mode text DEFAULT 'auto',
+                                 key_id integer DEFAULT -1) RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_mask_raw_uuid' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION idforge_unmask_raw(masked uuid, mode text DEFAULT 'auto',
+                                   key_id integer DEFAULT -1) RETURNS uuid
+  AS 'MODULE_PATHNAME', 'idforge_unmask_raw_uuid' LANGUAGE C STABLE STRICT PARALLEL SAFE;

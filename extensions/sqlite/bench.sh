@@ -28,7 +28,13 @@ rows=(
   "snowflake(), wide layout|snowflake_wide"
   "uuid_str(uuid7_blob())|uuid_str(uuid7_blob())"
   "uuid_blob(uuid7())|uuid_blob(uuid7())"
+  "idforge_mask(value, 'u63', 'raw')|idforge_mask(value, 'u63', 'raw')"
+  "idforge_mask(value) (public ID)|idforge_mask(value)"
+  "idforge_unmask(idforge_mask(value))|idforge_unmask(idforge_mask(value))"
 )
+# The masking rows' keyring: a fixed benchmark key from the environment (never a real one).
+export IDFORGE_MASK_KEYS="1:6f1c2a9e4b7d3f8a0c5e1b9d7a3f6c2e8b4d0a7f3c9e5b1d8a6f2c4e0b7d9a31"
+unset IDFORGE_MASK_KEY_FILE
 
 script() {
   printf '.load %s\n.timer on\n' "$ext"
@@ -37,7 +43,7 @@ script() {
     expr="${r#*|}"
     case "$expr" in
       snowflake\(\)) printf ".print --\nSELECT idforge_node(1, 'twitter') >= 0;\n" ;;
-      snowflake_wide) printf ".print --\nSELECT idforge_node(1, 'time=41,dc=0,worker=4,seq=18') >= 0;\n"
+      snowflake_wide) printf ".print --\nSELECT idforge_node(2, 'time=41,dc=0,worker=4,seq=18') >= 0;\n"
                       expr="snowflake()" ;;
     esac
     printf 'SELECT count(%s) FROM generate_series(1, %d);\n' "$expr" "$n"

@@ -78,6 +78,70 @@ SELECT jsonb_pretty(idforge_inspect('1212161502634033152'));
 SELECT idforge_inspect('017f22e2-79b0-7cc3-98c4-dc0c0c07398f') ->> 'unix_ms' AS unix_ms;
 SELECT idforge_inspect('not an id!');
 
+-- Public IDs with the keyring of idforge.mask_key_file: 'mask.keys' in the data directory,
+-- key 2 (the primary) and key 1 (an older key). Fixed test keys, so the values below are
+-- known answers: they must never change between releases, and equal what `idforge mask`
+-- prints with the same keyring.
+SHOW idforge.mask_key_file;
+SELECT idforge_mask_keys();
+SELECT idforge_mask(4001) AS public_id, idforge_mask(4001, 'base62') AS base62,
+       idforge_mask(4001, 'base58', 1) AS with_key_1, idforge_mask_raw(4001) AS raw,
+       idforge_mask_raw(4001, 1) AS raw_key_1;
+SELECT idforge_mask('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid) AS v7_public,
+       idforge_mask_raw('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid) AS v7_as_v4,
+       idforge_mask_raw('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid, 'u128') AS u128,
+       idforge_mask('c232ab00-9414-11ec-b3c8-9f6bdeced846'::uuid) AS v1_public;
+-- Round trips: public and raw, every mode, the last bigint, an older key's IDs.
+SELECT idforge_unmask(idforge_mask(4001)) AS public, idforge_unmask('BuHxLsmXrRBr9bcj') AS key_1,
+       idforge_unmask(idforge_mask(4001, 'base62'), 'base62') AS base62,
+       idforge_unmask_raw(idforge_mask_raw(4001, 1), 1) AS raw_key_1,
+       idforge_unmask_raw(idforge_mask_raw(9223372036854775807)) AS max_bigint;
+SELECT count(*) FILTER (WHERE idforge_unmask(idforge_mask(g)) = g) AS public_ok,
+       count(*) FILTER (WHERE idforge_unmask_raw(idforge_mask_raw(g)) = g) AS raw_ok,
+       count(DISTINCT idforge_mask_raw(g)) AS distinct_raw, bool_and(idforge_mask_raw(g) > 0) AS positive,
+       count(*) FILTER (WHERE idforge_mask_raw(g + 1) > idforge_mask_raw(g)) BETWEEN 4700 AND 5300
+         AS order_hidden
+  FROM generate_series(1, 10000) g;
+CREATE TEMP TABLE u AS SELECT uuidv7() AS v7, gen_random_uuid() AS v4 FROM generate_series(1, 1000);
+SELECT count(*) FILTER (WHERE idforge_unmask_uuid(idforge_mask(v7)) = v7 AND length(idforge_mask(v7)) = 26)
+         AS v7_public,
+       count(*) FILTER (WHERE idforge_unmask_uuid(idforge_mask(v4)) = v4 AND length(idforge_mask(v4)) = 27)
+         AS u128_public,
+       count(*) FILTER (WHERE uuid_extract_version(idforge_mask_raw(v7)) = 4
+                          AND idforge_unmask_raw(idforge_mask_raw(v7)) = v7) AS v7_as_v4_raw,
+       count(*) FILTER (WHERE idforge_unmask_raw(idforge_mask_raw(v4), 'u128') = v4) AS u128_raw,
+       count(*) FILTER (WHERE idforge_unmask_uuid(idforge_mask(v7, 'u128', 'base62'), 'base62') = v7)
+         AS v7_as_u128_base62
+  FROM u;
+-- STRICT: NULL in, NULL out.
+SELECT idforge_mask(NULL::bigint) IS NULL AS n1, idforge_unmask(NULL) IS NULL AS n2,
+       idforge_mask_raw(NULL::uuid) IS NULL AS n3;
+-- Errors name the value and the rule.
+SELECT idforge_mask(0);
+SELECT idforge_mask_raw(-5);
+SELECT idforge_unmask_raw(0);
+SELECT idforge_mask(4001, 'base64');
+SELECT idforge_mask(4001, 'base58', 7);
+SELECT idforge_mask_raw(4001, 99);
+SELECT idforge_mask('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid, 'u63');
+SELECT idforge_mask('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid, 'v8');
+SELECT idforge_mask_raw('c232ab00-9414-11ec-b3c8-9f6bdeced846'::uuid, 'v7');
+SELECT idforge_unmask_raw('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid, 'v7');
+SELECT idforge_unmask('abc');
+SELECT idforge_unmask('0oP7xDtLY9So2RTp');
+SELECT idforge_unmask('5oP7xDtLY9So2Ré');
+-- Mistyped: two neighbours swapped, one character changed.
+SELECT idforge_unmask('o5P7xDtLY9So2RTp');
+SELECT idforge_unmask('5oP7xDtLY9So2RTq');
+-- A public ID of the other kind.
+SELECT idforge_unmask(idforge_mask('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid));
+SELECT idforge_unmask_uuid(idforge_mask(4001));
+-- STABLE (the keyring can change on reload): not in an index; the setting only in
+-- postgresql.conf, never with SET.
+CREATE TEMP TABLE p (id bigint);
+CREATE INDEX ON p (idforge_mask(id));
+SET idforge.mask_key_file = 'other.keys';
+
 -- Volatility and parallel safety.
 SELECT p.oid::regprocedure AS function, provolatile, proparallel
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'

@@ -39,6 +39,7 @@
 #include "utils/uuid.h"
 
 #include "idforge_pg_lease.h"
+#include "idforge_pg_mask.h"
 #include "idforge_pg_shim.h"
 
 PG_MODULE_MAGIC;
@@ -214,6 +215,7 @@ void _PG_init(void) {
                           "Beyond it the call fails naming how far behind the clock is.",
                           &max_clock_wait_ms_setting, 5000, 0, 60000, PGC_SIGHUP, GUC_UNIT_MS, NULL,
                           NULL, NULL);
+  idforge_mask_define_settings();
   MarkGUCPrefixReserved("idforge");
 
   if (!process_shared_preload_libraries_in_progress) return;

@@ -132,7 +132,7 @@ load="$IDFORGE_PG_WORK/lease_load"; rm -rf "$load"; mkdir -p "$load"
 for c in a b; do
   use "$c"
   for s in 1 2; do
-    timeout 120 psql -X -h 127.0.0.1 -p "$PGI_PORT" -U postgres -d postgres -At \
+    timeout 120 "$pg_bin/psql" -X -h 127.0.0.1 -p "$PGI_PORT" -U postgres -d postgres -At \
       -c "SELECT idforge_snowflake() FROM generate_series(1, 20000)" >"$load/$c$s" 2>&1 &
   done
 done

@@ -1,6 +1,8 @@
 # Sourced by the extension's tests: one PostgreSQL 15 instance of their own, run as the
 # postgres user (initdb refuses root) on 127.0.0.1, with bounded waits, always stopped.
-# Needs: IDFORGE_PG_WORK (a folder for data and logs), PGI_NAME, PGI_PORT.
+# Needs: IDFORGE_PG_WORK (a folder for data and logs), PGI_NAME, PGI_PORT. IDFORGE_PG_BINDIR,
+# IDFORGE_PG_PKGLIBDIR and IDFORGE_PG_SHAREDIR name another installation than the system's,
+# such as a relocated copy with the module built here (docs/DATABASE.md, Tests).
 set -euo pipefail
 pg_bin="${IDFORGE_PG_BINDIR:-/usr/lib/postgresql/15/bin}"
 pgi_dir="$IDFORGE_PG_WORK/$PGI_NAME"
@@ -81,5 +83,5 @@ pgi_stop() {  # [fast|immediate]
 }
 
 pgi_psql() {  # psql arguments
-  psql -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGI_PORT" -U postgres -At "$@"
+  "$pg_bin/psql" -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGI_PORT" -U postgres -At "$@"
 }

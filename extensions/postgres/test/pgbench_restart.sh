@@ -31,7 +31,7 @@ SQL
 echo "INSERT INTO t (pid, started, ts) VALUES (pg_backend_pid(), pg_postmaster_start_time(), clock_timestamp());" \
   >"$pgi_dir/insert.sql"
 bench() {  # transactions per client, log
-  pgbench -n -h 127.0.0.1 -p "$PGI_PORT" -U postgres -c "$clients" -j 2 -t "$1" \
+  "$pg_bin/pgbench" -n -h 127.0.0.1 -p "$PGI_PORT" -U postgres -c "$clients" -j 2 -t "$1" \
     -f "$pgi_dir/insert.sql" postgres >"$2" 2>&1
 }
 count() { pgi_psql -d postgres -c "SELECT count(*) FROM t"; }

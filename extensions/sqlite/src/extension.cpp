@@ -12,6 +12,17 @@
 //  - idforge_node(N | URL [, layout]): SQLITE_DIRECTONLY. It changes the connection's state and,
 //    with a lease URL, opens files or connects to a store: only the SQL a program runs itself may
 //    do that, never a trigger or a view of a database file someone else wrote.
+//  - idforge_mask, idforge_unmask: neither DETERMINISTIC nor INNOCUOUS. Their result depends on
+//    the connection's keyring, which idforge_mask_keys() or a rotation changes, so an index,
+//    CHECK or generated column on them would go stale (SQLite would call the index corrupt).
+//    And they compute with a secret: in a view or trigger of an untrusted database file they
+//    would make the key an oracle for whoever wrote the file, so with PRAGMA
+//    trusted_schema=OFF only the program's own SQL may call them (with the default ON, the
+//    program's own views may).
+//  - idforge_mask_keys(PATH): SQLITE_DIRECTONLY, as idforge_node(N): it opens a file the SQL
+//    names and changes the connection's keyring. Without an argument it only reports the
+//    keyring (source and key IDs, never a secret), harmless anywhere but kept off untrusted
+//    schemas like the functions that use it.
 #include <iterator>
 
 #include "functions.hpp"
@@ -24,6 +35,7 @@ namespace {
 constexpr int kGenerator = SQLITE_UTF8 | SQLITE_INNOCUOUS;
 constexpr int kConversion = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
 constexpr int kSetter = SQLITE_UTF8 | SQLITE_DIRECTONLY;
+constexpr int kKeyed = SQLITE_UTF8;
 
 using Function = void (*)(sqlite3_context*, int, sqlite3_value**) noexcept;
 
@@ -55,34 +67,56 @@ constexpr Entry kStateful[] = {
     {"snowflake", 0, kGenerator, snowflake},
 };
 
+// Functions that share the connection's masking keyring: the value, then optional mode, form,
+// alphabet and key ID.
+constexpr Entry kMasking[] = {
+    {"idforge_mask_keys", 0, kKeyed, mask_keys}, {"idforge_mask_keys", 1, kSetter, mask_keys},
+    {"idforge_mask", 1, kKeyed, mask},           {"idforge_mask", 2, kKeyed, mask},
+    {"idforge_mask", 3, kKeyed, mask},           {"idforge_mask", 4, kKeyed, mask},
+    {"idforge_mask", 5, kKeyed, mask},           {"idforge_unmask", 1, kKeyed, unmask},
+    {"idforge_unmask", 2, kKeyed, unmask},       {"idforge_unmask", 3, kKeyed, unmask},
+    {"idforge_unmask", 4, kKeyed, unmask},       {"idforge_unmask", 5, kKeyed, unmask},
+};
+
+// Registers table's functions, each with its own reference to one shared state, released by
+// SQLite when the connection closes or the function is replaced.
+int register_shared(sqlite3* db, const Entry* begin, const Entry* end, void* (*make)(),
+                    void* (*ref_of)(void*), void (*release)(void*) noexcept) noexcept {
+  void* state = nullptr;
+  try {
+    state = make();
+  } catch (...) {
+    return SQLITE_NOMEM;
+  }
+  int rc = SQLITE_OK;
+  for (const Entry* f = begin; f != end; ++f) {
+    void* ref = nullptr;
+    try {
+      ref = ref_of(state);
+    } catch (...) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    // On failure SQLite calls the destructor itself, so ref is never leaked nor freed twice.
+    rc = sqlite3_create_function_v2(db, f->name, f->args, f->flags, ref, f->function, nullptr,
+                                    nullptr, release);
+    if (rc != SQLITE_OK) break;
+  }
+  release(state);
+  return rc;
+}
+
 int register_all(sqlite3* db) noexcept {
   for (const Entry& f : kPure) {
     const int rc = sqlite3_create_function_v2(db, f.name, f.args, f.flags, nullptr, f.function,
                                               nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) return rc;
   }
-  void* state = nullptr;
-  try {
-    state = new_connection();
-  } catch (...) {
-    return SQLITE_NOMEM;
-  }
-  int rc = SQLITE_OK;
-  for (const Entry& f : kStateful) {
-    void* ref = nullptr;
-    try {
-      ref = new_connection_ref(state);
-    } catch (...) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    // On failure SQLite calls the destructor itself, so ref is never leaked nor freed twice.
-    rc = sqlite3_create_function_v2(db, f.name, f.args, f.flags, ref, f.function, nullptr, nullptr,
-                                    free_connection_ref);
-    if (rc != SQLITE_OK) break;
-  }
-  free_connection_ref(state);
-  return rc;
+  const int rc = register_shared(db, std::begin(kStateful), std::end(kStateful), new_connection,
+                                 new_connection_ref, free_connection_ref);
+  if (rc != SQLITE_OK) return rc;
+  return register_shared(db, std::begin(kMasking), std::end(kMasking), new_mask_state,
+                         new_mask_state_ref, free_mask_state_ref);
 }
 
 }  // namespace

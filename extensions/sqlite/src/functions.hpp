@@ -25,4 +25,14 @@ void free_connection_ref(void* ref) noexcept;
 void set_node(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept;
 void snowflake(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept;
 
+// mask.cpp: public IDs with the connection's keyring. Their user data is a heap-allocated
+// std::shared_ptr<MaskState> (new_mask_state / free_mask_state_ref), as the node's above.
+struct MaskState;
+void* new_mask_state();
+void* new_mask_state_ref(void* shared_state);
+void free_mask_state_ref(void* ref) noexcept;
+void mask_keys(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept;
+void mask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept;
+void unmask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept;
+
 }  // namespace idforge::sqlite
