@@ -115,6 +115,18 @@ LeaseUrl parse_lease_url(std::string_view url) {
   return u;
 }
 
+void require_node_lock(const LeaseUrl& url) {
+  if ((url.scheme == "static" || url.scheme == "ordinal") && !url.param("state") &&
+      !url.param("register"))
+    throw Error(errc::invalid_argument,
+                "lease store URL '" + url.text + "': a " + url.scheme +
+                    ": store with neither state=DIR nor register=URL locks nothing: two "
+                    "processes given the same node would issue the same IDs unseen. Add "
+                    "?register=URL (a file:, redis:// or etcd:// store every holder shares, "
+                    "which registers the node) or ?state=DIR (a folder every holder on this "
+                    "host shares)");
+}
+
 std::uint64_t parse_ordinal_hostname(std::string_view hostname) {
   constexpr std::string_view kind = "StatefulSet hostname";
   // Kubernetes may hand over a fully qualified name (order-api-7.order-api.ns.svc...).

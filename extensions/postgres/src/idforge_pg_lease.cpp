@@ -51,17 +51,7 @@ int idf_lease_check(const char* url, const char* spec, int64_t fixed_node, char*
     const idforge::Layout layout = idforge::parse_layout(spec);
     const idforge::coord::LeaseUrl parsed = idforge::coord::parse_lease_url(url);
     const auto store = idforge::coord::open_lease_store(url);
-    // The CLI gives these a lock folder of its own (.data/leases); a server has no such
-    // folder shared with its peers, so it asks for one rather than locking nothing.
-    if ((parsed.scheme == "static" || parsed.scheme == "ordinal") && !parsed.param("state") &&
-        !parsed.param("register"))
-      throw idforge::Error(
-          idforge::errc::invalid_argument,
-          "a " + parsed.scheme +
-              ": store with neither state=DIR nor register=URL locks nothing: two clusters "
-              "given the same node would issue the same IDs unseen. Add ?register=URL (a "
-              "file:, redis:// or etcd:// store every holder shares, which registers the node) "
-              "or ?state=DIR (a folder every holder on this host shares)");
+    idforge::coord::require_node_lock(parsed);
     store->check(layout, fixed_node >= 0
                              ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(fixed_node))
                              : std::nullopt);

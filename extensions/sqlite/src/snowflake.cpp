@@ -18,6 +18,7 @@
 #include "idforge/snowflake_layout.hpp"
 #ifdef IDFORGE_SQLITE_WITH_COORD
 #include "idforge/coord/lease.hpp"
+#include "idforge/coord/lease_url.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #endif
 
@@ -150,6 +151,7 @@ std::shared_ptr<coord::LeasedSnowflakeGenerator> bind_leased(const std::string& 
   for (const NodeEntry& e : r.entries)
     if (!e.fixed && e.url == url && e.layout == layout)
       if (auto gen = e.leased.lock()) return gen;
+  coord::require_node_lock(coord::parse_lease_url(url));
   auto gen = std::make_shared<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,
                                                                policy());
   const std::uint64_t node = gen->node();

@@ -39,6 +39,22 @@ std::int64_t shared_by_two_connections(const std::string& url) {
   return node;
 }
 
+// A static: or ordinal: URL that locks its node nowhere would let two processes issue the same
+// IDs unseen (as two PostgreSQL clusters given static:5 did): refused, naming both ways out;
+// with state=DIR it leases.
+TEST(SqliteLease, AStaticUrlThatLocksNothingIsRefused) {
+  Db a;
+  for (const std::string url : {"static:5", "ordinal:db-3"}) {
+    const std::string message = a.error("SELECT idforge_node('" + url + "')");
+    EXPECT_NE(message.find("locks nothing"), std::string::npos) << message;
+    EXPECT_NE(message.find("register=URL"), std::string::npos) << message;
+    EXPECT_NE(message.find("state=DIR"), std::string::npos) << message;
+  }
+  EXPECT_EQ(a.text("SELECT idforge_node()"), "NULL");
+  const auto dir = scratch_dir("static-lock");
+  EXPECT_EQ(a.integer("SELECT idforge_node('static:5?state=" + dir.string() + "')"), 5);
+}
+
 TEST(SqliteLease, AFileLeaseIsSharedByTheConnectionsThatNameIt) {
   const auto dir = scratch_dir("lease");
   const std::string url = "file:" + dir.string();

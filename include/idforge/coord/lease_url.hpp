@@ -35,6 +35,12 @@ struct LeaseUrl {
   void allow_only(std::initializer_list<std::string_view> allowed) const;
 };
 
+/// Throws Error(errc::invalid_argument) when url names its node itself (static:, ordinal:) and
+/// locks it nowhere (neither state=DIR nor register=URL): two processes given it would issue
+/// the same IDs unseen. For programs that, unlike the CLI (which keeps that lock under
+/// .data/leases), have no lock folder of their own to add: the database extensions.
+void require_node_lock(const LeaseUrl& url);
+
 /// Splits a store URL. Throws ParseError (position and rule) for an unknown scheme, an
 /// empty body, a bad host:port or a query pair without '='.
 LeaseUrl parse_lease_url(std::string_view url);
