@@ -73,6 +73,19 @@ TEST(LeaseUrl, RejectsMalformedUrlsWithPosition) {
   }
 }
 
+// A static:/ordinal: URL that locks its node nowhere is refused for programs with no lock
+// folder of their own; state= or register= make it lock, and the other schemes always do.
+TEST(LeaseUrl, RequireNodeLockRefusesAStaticUrlThatLocksNothing) {
+  EXPECT_ERRC(require_node_lock(parse_lease_url("static:5")), errc::invalid_argument, "'static:5'",
+              "locks nothing", "register=URL", "state=DIR");
+  EXPECT_ERRC(require_node_lock(parse_lease_url("ordinal:db-3?offset=2")), errc::invalid_argument,
+              "locks nothing");
+  EXPECT_NO_THROW(require_node_lock(parse_lease_url("static:5?state=/tmp/x")));
+  EXPECT_NO_THROW(require_node_lock(parse_lease_url("static:5?register=redis://h:1")));
+  EXPECT_NO_THROW(require_node_lock(parse_lease_url("file:/tmp/x")));
+  EXPECT_NO_THROW(require_node_lock(parse_lease_url("etcd://h:1")));
+}
+
 TEST(LeaseUrl, IntParamNamesKeyValueAndRange) {
   const LeaseUrl u = parse_lease_url("file:/x?ttl=fast");
   EXPECT_ERRC(u.int_param("ttl", 0, 100, 1000), errc::invalid_argument,
