@@ -1,9 +1,11 @@
 'use strict';
 // idforge for Node.js: the addon (idforge.node, over libidforge.so) and a thin layer.
-// IDFORGE_NODE_ADDON names the addon file where it is not beside this one (a build tree).
+// IDFORGE_NODE_ADDON names the addon file where it is not beside this one (a build tree); a
+// relative path is taken from the working directory (require() would look it up as a package).
 const path = require('node:path');
 
-const native = require(process.env.IDFORGE_NODE_ADDON || path.join(__dirname, 'idforge.node'));
+const native = require(process.env.IDFORGE_NODE_ADDON ? path.resolve(process.env.IDFORGE_NODE_ADDON)
+                                                      : path.join(__dirname, 'idforge.node'));
 
 // uuid4() serves 128 UUIDs from one native call: the call costs more than making a UUID.
 // Each worker thread has its own block (module state is per thread in Node).

@@ -311,14 +311,13 @@ IDFORGE_API idforge_status idforge_unmask_uuid(const idforge_mask_keyring* keyri
 
 /** The public ID of value (1..2^63-1) as a NUL-terminated string of 16 characters;
  *  size >= 17 (IDFORGE_PUBLIC_ID_TEXT_SIZE always suffices). */
-IDFORGE_API idforge_status idforge_mask_public_u63(const idforge_mask_keyring* keyring,
-                                                   int key_id, uint64_t value,
-                                                   idforge_public_alphabet alphabet, char* out,
-                                                   size_t size);
+IDFORGE_API idforge_status idforge_mask_public_u63(const idforge_mask_keyring* keyring, int key_id,
+                                                   uint64_t value, idforge_public_alphabet alphabet,
+                                                   char* out, size_t size);
 /** The public ID of a UUID (mode U128, V7 or AUTO as idforge_mask_uuid), NUL-terminated:
  *  27 characters (U128) or 26 (V7); size >= IDFORGE_PUBLIC_ID_TEXT_SIZE. */
-IDFORGE_API idforge_status idforge_mask_public_uuid(const idforge_mask_keyring* keyring,
-                                                    int key_id, idforge_mask_mode mode,
+IDFORGE_API idforge_status idforge_mask_public_uuid(const idforge_mask_keyring* keyring, int key_id,
+                                                    idforge_mask_mode mode,
                                                     const idforge_uuid* value,
                                                     idforge_public_alphabet alphabet, char* out,
                                                     size_t size);

@@ -57,9 +57,8 @@ idforge_mask_mode uuid_mode_arg(const char* function, int mode) {
     return static_cast<idforge_mask_mode>(mode);
   throw Error(errc::invalid_argument,
               std::string(function) + ": mode " + std::to_string(mode) +
-                  (mode == IDFORGE_MASK_U63
-                       ? " (U63) takes an integer: use the _u63 function"
-                       : " is not a mode for a UUID (AUTO -1, U128 1, V7 2)"));
+                  (mode == IDFORGE_MASK_U63 ? " (U63) takes an integer: use the _u63 function"
+                                            : " is not a mode for a UUID (AUTO -1, U128 1, V7 2)"));
 }
 
 PublicAlphabet alphabet_arg(const char* function, int alphabet) {
@@ -84,7 +83,7 @@ idforge_status keyring_out(const char* function, idforge_mask_keyring** out) noe
 }
 
 }  // namespace
-}  // namespace idforge
+}  // namespace idforge::c
 
 using namespace idforge;
 using idforge::c::guard;
@@ -168,8 +167,8 @@ idforge_status idforge_mask_u63(const idforge_mask_keyring* keyring, int key_id,
   });
 }
 
-idforge_status idforge_unmask_u63(const idforge_mask_keyring* keyring, int key_id,
-                                  uint64_t masked, uint64_t* out) {
+idforge_status idforge_unmask_u63(const idforge_mask_keyring* keyring, int key_id, uint64_t masked,
+                                  uint64_t* out) {
   if (!keyring) return null_argument("idforge_unmask_u63", "keyring");
   if (!out) return null_argument("idforge_unmask_u63", "out");
   return guard([&] {
@@ -211,8 +210,8 @@ idforge_status idforge_unmask_uuid(const idforge_mask_keyring* keyring, int key_
 }
 
 idforge_status idforge_mask_public_u63(const idforge_mask_keyring* keyring, int key_id,
-                                       uint64_t value, idforge_public_alphabet alphabet,
-                                       char* out, size_t size) {
+                                       uint64_t value, idforge_public_alphabet alphabet, char* out,
+                                       size_t size) {
   static constexpr const char* fn = "idforge_mask_public_u63";
   if (!keyring) return null_argument(fn, "keyring");
   if (!out) return null_argument(fn, "out");
@@ -232,8 +231,7 @@ idforge_status idforge_mask_public_u63(const idforge_mask_keyring* keyring, int 
 
 idforge_status idforge_mask_public_uuid(const idforge_mask_keyring* keyring, int key_id,
                                         idforge_mask_mode mode, const idforge_uuid* value,
-                                        idforge_public_alphabet alphabet, char* out,
-                                        size_t size) {
+                                        idforge_public_alphabet alphabet, char* out, size_t size) {
   static constexpr const char* fn = "idforge_mask_public_uuid";
   if (!keyring) return null_argument(fn, "keyring");
   if (!value) return null_argument(fn, "value");
@@ -245,10 +243,10 @@ idforge_status idforge_mask_public_uuid(const idforge_mask_keyring* keyring, int
     const MaskMode m = c::resolve(c::uuid_mode_arg(fn, mode), u, 7);
     const std::size_t n = public_id_size(m);
     if (size < n + 1)
-      return c::fail(IDFORGE_E_BUFFER_TOO_SMALL,
-                     std::string(fn) + ": a " + to_string(m) + " public ID takes " +
-                         std::to_string(n + 1) + " bytes (with its NUL); the buffer has " +
-                         std::to_string(size));
+      return c::fail(IDFORGE_E_BUFFER_TOO_SMALL, std::string(fn) + ": a " + to_string(m) +
+                                                     " public ID takes " + std::to_string(n + 1) +
+                                                     " bytes (with its NUL); the buffer has " +
+                                                     std::to_string(size));
     if (m == MaskMode::v7_as_v4 && !c::rfc_version(u, 7)) key.mask_v7(u);  // throws: not a v7
     if (write_public_id(key, m, MaskValue::of(u), a, out) != MaskFault::ok)
       to_public_id(key, m, MaskValue::of(u), a);  // throws the message naming the value
@@ -283,14 +281,13 @@ idforge_status idforge_unmask_public(const idforge_mask_keyring* keyring, const 
       return c::fail(c::status_of(make_error_code(to_errc(st.fault))),
                      public_id_message(st, t, a, keyring->ring, info));
     if (em != IDFORGE_MASK_AUTO && static_cast<int>(info.mode) != em)
-      return c::fail(IDFORGE_E_INVALID_ARGUMENT,
-                     "public ID '" + std::string(t) + "' is of mode " + to_string(info.mode) +
-                         ", not " + to_string(static_cast<MaskMode>(em)));
+      return c::fail(IDFORGE_E_INVALID_ARGUMENT, "public ID '" + std::string(t) + "' is of mode " +
+                                                     to_string(info.mode) + ", not " +
+                                                     to_string(static_cast<MaskMode>(em)));
     if (expect_key_id >= 0 && info.key_id != static_cast<unsigned>(expect_key_id))
-      return c::fail(IDFORGE_E_KEY_ERROR, "public ID '" + std::string(t) +
-                                              "' was made with mask key " +
-                                              std::to_string(info.key_id) + ", not " +
-                                              std::to_string(expect_key_id));
+      return c::fail(IDFORGE_E_KEY_ERROR,
+                     "public ID '" + std::string(t) + "' was made with mask key " +
+                         std::to_string(info.key_id) + ", not " + std::to_string(expect_key_id));
     idforge_public_id r{};
     r.mode = static_cast<int32_t>(info.mode);
     r.key_id = info.key_id;

@@ -42,13 +42,13 @@ static int failures = 0;
     }                                                                            \
   } while (0)
 
-#define CHECK_MESSAGE_LACKS(part)                                               \
-  do {                                                                          \
-    if (strstr(idforge_last_error(), (part))) {                                 \
+#define CHECK_MESSAGE_LACKS(part)                                                \
+  do {                                                                           \
+    if (strstr(idforge_last_error(), (part))) {                                  \
       fprintf(stderr, "%s:%d: last error '%s' shows '%s'\n", __FILE__, __LINE__, \
-              idforge_last_error(), (part));                                    \
-      ++failures;                                                               \
-    }                                                                           \
+              idforge_last_error(), (part));                                     \
+      ++failures;                                                                \
+    }                                                                            \
   } while (0)
 
 /* The public test keys of tests/core/mask_support.hpp (never use them anywhere else). */
@@ -104,13 +104,13 @@ static void test_known_answers(void) {
   CHECK(uuid_is(&out, "0dde117f-3573-4008-bf85-de15727c4cd1"));
   CHECK_STATUS(idforge_unmask_uuid(kr, -1, IDFORGE_MASK_AUTO, &out, &out), IDFORGE_OK);
   CHECK(uuid_is(&out, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"));
-  CHECK_STATUS(idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_V7, &v7, IDFORGE_BASE58, pub,
-                                        sizeof pub),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_V7, &v7, IDFORGE_BASE58, pub, sizeof pub),
+      IDFORGE_OK);
   CHECK(strcmp(pub, "2Z1WBwQe58xTLy7NrhuepCgabz") == 0);
-  CHECK_STATUS(idforge_unmask_public(kr, pub, strlen(pub), IDFORGE_BASE58, IDFORGE_MASK_V7, 1,
-                                     &info),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_unmask_public(kr, pub, strlen(pub), IDFORGE_BASE58, IDFORGE_MASK_V7, 1, &info),
+      IDFORGE_OK);
   CHECK(info.mode == IDFORGE_MASK_V7 && info.key_id == 1 && info.value == 0);
   CHECK(uuid_is(&info.uuid, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"));
 
@@ -119,13 +119,13 @@ static void test_known_answers(void) {
   CHECK(uuid_is(&out, "fd57639d-7de2-5d5b-80e6-ecc65a67977f"));
   CHECK_STATUS(idforge_unmask_uuid(kr, -1, IDFORGE_MASK_U128, &out, &out), IDFORGE_OK);
   CHECK(uuid_is(&out, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"));
-  CHECK_STATUS(idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_U128, &v7, IDFORGE_BASE58, pub,
-                                        sizeof pub),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_U128, &v7, IDFORGE_BASE58, pub, sizeof pub),
+      IDFORGE_OK);
   CHECK(strcmp(pub, "YHTGk5gzei7o2jitbPFkwgR412g") == 0);
-  CHECK_STATUS(idforge_unmask_public(kr, pub, strlen(pub), IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1,
-                                     &info),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_unmask_public(kr, pub, strlen(pub), IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1, &info),
+      IDFORGE_OK);
   CHECK(info.mode == IDFORGE_MASK_U128);
   CHECK(uuid_is(&info.uuid, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f"));
   /* AUTO on a UUID that is not a v7 is U128. */
@@ -154,13 +154,13 @@ static void test_rotation(void) {
   CHECK_STATUS(idforge_mask_public_u63(rotated, -1, 4001, IDFORGE_BASE58, new_pub, sizeof new_pub),
                IDFORGE_OK);
   CHECK(strcmp(old_pub, new_pub) != 0);
-  CHECK_STATUS(idforge_unmask_public(rotated, old_pub, 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1,
-                                     &info),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_unmask_public(rotated, old_pub, 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1, &info),
+      IDFORGE_OK);
   CHECK(info.key_id == 1 && info.value == 4001);
-  CHECK_STATUS(idforge_unmask_public(rotated, new_pub, 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1,
-                                     &info),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_unmask_public(rotated, new_pub, 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1, &info),
+      IDFORGE_OK);
   CHECK(info.key_id == 2 && info.value == 4001);
   /* Raw values carry no key ID: the old key is named. */
   CHECK_STATUS(idforge_mask_u63(old_ring, -1, 4001, &m), IDFORGE_OK);
@@ -214,8 +214,8 @@ static void test_public_read_errors(void) {
                IDFORGE_E_PARSE_ERROR);
   CHECK_MESSAGE_HAS("position 14");
   CHECK_MESSAGE_HAS("'\\xff' is not a base58 character");
-  CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eW\0q3n1mGH", 16, IDFORGE_BASE58,
-                                     IDFORGE_MASK_AUTO, -1, &info),
+  CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eW\0q3n1mGH", 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO,
+                                     -1, &info),
                IDFORGE_E_PARSE_ERROR);
   CHECK_MESSAGE_HAS("'\\x00' is not a base58 character");
   /* Made with another secret under the same key ID: not ours. */
@@ -231,13 +231,13 @@ static void test_public_read_errors(void) {
   CHECK_MESSAGE_HAS("names mask key 1");
   CHECK_MESSAGE_HAS("it holds 3");
   /* Expected mode and key. */
-  CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58, IDFORGE_MASK_V7,
-                                     -1, &info),
-               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58, IDFORGE_MASK_V7, -1, &info),
+      IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("is of mode u63, not v7");
-  CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58, IDFORGE_MASK_U63,
-                                     2, &info),
-               IDFORGE_E_KEY_ERROR);
+  CHECK_STATUS(
+      idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58, IDFORGE_MASK_U63, 2, &info),
+      IDFORGE_E_KEY_ERROR);
   CHECK_MESSAGE_HAS("made with mask key 1, not 2");
   CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58,
                                      (idforge_mask_mode)7, -1, &info),
@@ -254,9 +254,9 @@ static void test_public_read_errors(void) {
                IDFORGE_E_INVALID_ARGUMENT);
   CHECK_STATUS(idforge_unmask_public(kr, "", 0, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1, &info),
                IDFORGE_E_PARSE_ERROR);
-  CHECK_STATUS(idforge_unmask_public(kr, "x", SIZE_MAX, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1,
-                                     &info),
-               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      idforge_unmask_public(kr, "x", SIZE_MAX, IDFORGE_BASE58, IDFORGE_MASK_AUTO, -1, &info),
+      IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("idforge_unmask_public: len ");
   CHECK_STATUS(idforge_unmask_public(kr, "MddbJ9eWq3n1mGH2", 16, IDFORGE_BASE58, IDFORGE_MASK_AUTO,
                                      -1, NULL),
@@ -297,22 +297,20 @@ static void test_mask_errors(void) {
   /* V7 takes a UUIDv7 only; unmasking V7 a v4-shaped UUID only; U63 is not a UUID mode. */
   CHECK_STATUS(idforge_mask_uuid(kr, -1, IDFORGE_MASK_V7, &v4, &out), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("919108f7-52d1-4320-9bac-f847db4148a8 is not a UUIDv7");
-  CHECK_STATUS(idforge_unmask_uuid(kr, -1, IDFORGE_MASK_V7, &v7, &out),
-               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_unmask_uuid(kr, -1, IDFORGE_MASK_V7, &v7, &out), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("is not a UUIDv4");
   CHECK_STATUS(idforge_mask_uuid(kr, -1, IDFORGE_MASK_U63, &v7, &out), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("takes an integer");
   CHECK_STATUS(idforge_mask_uuid(kr, -1, (idforge_mask_mode)9, &v7, &out),
                IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("mode 9");
-  CHECK_STATUS(idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_V7, &v4, IDFORGE_BASE58, pub,
-                                        sizeof pub),
-               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      idforge_mask_public_uuid(kr, -1, IDFORGE_MASK_V7, &v4, IDFORGE_BASE58, pub, sizeof pub),
+      IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("is not a UUIDv7");
   CHECK_STATUS(idforge_mask_uuid(kr, -1, IDFORGE_MASK_AUTO, NULL, &out),
                IDFORGE_E_INVALID_ARGUMENT);
-  CHECK_STATUS(idforge_mask_uuid(kr, -1, IDFORGE_MASK_AUTO, &v7, NULL),
-               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_STATUS(idforge_mask_uuid(kr, -1, IDFORGE_MASK_AUTO, &v7, NULL), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_STATUS(idforge_unmask_uuid(NULL, -1, IDFORGE_MASK_AUTO, &v7, &out),
                IDFORGE_E_INVALID_ARGUMENT);
 
@@ -407,10 +405,9 @@ static void test_keyrings(const char* dir) {
   CHECK_STATUS(idforge_mask_keyring_from_text("1:" COUNTING ",1:" DESCENDING, 133, &kr),
                IDFORGE_E_KEY_ERROR);
   CHECK_MESSAGE_HAS("given twice");
-  CHECK_STATUS(
-      idforge_mask_keyring_from_text(
-          "4:0000000000000000000000000000000000000000000000000000000000000000", 66, &kr),
-      IDFORGE_E_KEY_ERROR);
+  CHECK_STATUS(idforge_mask_keyring_from_text(
+                   "4:0000000000000000000000000000000000000000000000000000000000000000", 66, &kr),
+               IDFORGE_E_KEY_ERROR);
   CHECK_MESSAGE_HAS("all zero bytes");
   CHECK_STATUS(idforge_mask_keyring_from_text("# nothing\n", 10, &kr), IDFORGE_E_KEY_ERROR);
   CHECK_MESSAGE_HAS("no key in it");

@@ -505,8 +505,8 @@ Napi::Value NewMaskKey(const Napi::CallbackInfo& info) {
   }
   const double d = info[0].As<Napi::Number>().DoubleValue();
   if (!(d >= 0 && d <= 57) || d != static_cast<double>(static_cast<unsigned>(d))) {
-    range_error(env, "newMaskKey(" + info[0].ToString().Utf8Value() +
-                         "): a key ID is an integer in 0..57");
+    range_error(
+        env, "newMaskKey(" + info[0].ToString().Utf8Value() + "): a key ID is an integer in 0..57");
     return env.Undefined();
   }
   char line[IDFORGE_MASK_KEY_LINE_SIZE];
@@ -579,7 +579,8 @@ bool value_arg(Napi::Env env, const Napi::Value& v, const char* fn, Value& out) 
   }
   if (v.IsNumber()) {
     const double d = v.As<Napi::Number>().DoubleValue();
-    if (!(d >= 1 && d <= 9007199254740991.0) || d != static_cast<double>(static_cast<std::uint64_t>(d)))
+    if (!(d >= 1 && d <= 9007199254740991.0) ||
+        d != static_cast<double>(static_cast<std::uint64_t>(d)))
       return u63_range_error(env, fn, v.ToString().Utf8Value());
     out.u63 = static_cast<std::uint64_t>(d);
     return true;
@@ -670,6 +671,12 @@ bool read_public(Napi::Env env, const MaskArgs& a, const std::string& text,
                                        static_cast<idforge_mask_mode>(a.mode), a.key_id, &out));
 }
 
+// A UUID's text forms have 32, 36, 38 or 45 characters, a public ID 16, 26 or 27: the length
+// alone routes a string (a failed UUID parse would cost an exception inside the library).
+bool maybe_uuid(const std::string& t) {
+  return t.size() == 32 || t.size() == 36 || t.size() == 38 || t.size() == 45;
+}
+
 // A string is a public ID unless raw is asked for or it is a UUID (a hyphen or its length
 // rules out a public ID), as `idforge unmask` reads it; a bigint or number is a raw u63.
 Napi::Value MkUnmask(const Napi::CallbackInfo& info) {
@@ -679,8 +686,7 @@ Napi::Value MkUnmask(const Napi::CallbackInfo& info) {
   if (info[1].IsString()) {
     const std::string t = info[1].As<Napi::String>().Utf8Value();
     if (env.IsExceptionPending()) return env.Undefined();
-    idforge_uuid probe;
-    if (!a.raw && (all_digits(t) || idforge_uuid_parse(t.data(), t.size(), &probe) != IDFORGE_OK)) {
+    if (!a.raw && !maybe_uuid(t)) {
       idforge_public_id p;
       if (!read_public(env, a, t, p)) return env.Undefined();
       return public_value(env, p);
@@ -744,7 +750,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sfNode", Napi::Function::New<SfNode>(env, "sfNode"));
   exports.Set("sfLayout", Napi::Function::New<SfLayout>(env, "sfLayout"));
   exports.Set("mkFromFile", Napi::Function::New<MkFromFile>(env, "mkFromFile"));
-  exports.Set("mkFromEnvironment", Napi::Function::New<MkFromEnvironment>(env, "mkFromEnvironment"));
+  exports.Set("mkFromEnvironment",
+              Napi::Function::New<MkFromEnvironment>(env, "mkFromEnvironment"));
   exports.Set("mkFromText", Napi::Function::New<MkFromText>(env, "mkFromText"));
   exports.Set("mkKeyIds", Napi::Function::New<MkKeyIds>(env, "mkKeyIds"));
   exports.Set("mkMask", Napi::Function::New<MkMask>(env, "mkMask"));

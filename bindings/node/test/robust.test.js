@@ -104,3 +104,13 @@ test('a message echoes at most a bounded piece of a huge input', () => {
   assert.throws(() => idforge.decompose(`x${huge}`), (e) => e.message.length < 200);
   assert.throws(() => new idforge.Snowflake({ layout: `${huge}\0`, node: 1 }), (e) => e.message.length < 300);
 });
+
+test('IDFORGE_NODE_ADDON may be a path relative to the working directory', () => {
+  const addon = path.resolve(process.env.IDFORGE_NODE_ADDON || path.join(pkg, 'idforge.node'));
+  const cwd = path.dirname(path.dirname(addon));
+  const r = spawnSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(pkg)}).uuid7())`],
+                      { encoding: 'utf8', timeout: 30000, cwd,
+                        env: { ...process.env, IDFORGE_NODE_ADDON: path.relative(cwd, addon) } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^[0-9a-f]{8}-/);
+});

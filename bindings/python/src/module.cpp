@@ -568,7 +568,6 @@ py::bytes parse_ulid(const py::object& text_obj) {
   return py::bytes(reinterpret_cast<const char*>(u.bytes), 16);
 }
 
-
 // ---- MaskKeyring ---------------------------------------------------------------------------
 // Masking keys (idforge.h's idforge_mask_keyring). The handle is immutable, so a keyring may
 // be used from any number of Python threads; mask() and unmask() keep the GIL (a call is a
@@ -601,8 +600,7 @@ int choice_arg(py::handle v, const char* what, std::initializer_list<const char*
 }
 
 int mode_arg(py::handle v) {
-  return choice_arg(v, "mode", {"auto", "u63", "u128", "v7"}, "'auto', 'u63', 'u128' or 'v7'") -
-         1;
+  return choice_arg(v, "mode", {"auto", "u63", "u128", "v7"}, "'auto', 'u63', 'u128' or 'v7'") - 1;
 }
 
 // The keyword arguments after the value (vectorcall layout: values follow the positional
@@ -649,7 +647,7 @@ idforge_uuid uuid_bytes(py::handle v) {
                                                       /*with_exceptions=*/1
 #endif
                                                       )
-                                  : -1;
+                                : -1;
   Py_DECREF(i);
   if (r < 0) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "uuid.UUID without an int");
@@ -742,8 +740,8 @@ class MaskKeyring {
     py::handle v = args[0];
     const bool is_int = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());
     if (!is_int && !is_uuid(v))
-      raise_type(std::string("mask() takes an int or a uuid.UUID, not ") + Py_TYPE(v.ptr())->tp_name +
-                 " (for text, pass int(text) or uuid.UUID(text))");
+      raise_type(std::string("mask() takes an int or a uuid.UUID, not ") +
+                 Py_TYPE(v.ptr())->tp_name + " (for text, pass int(text) or uuid.UUID(text))");
     check_mode_for("mask", v, o, is_int);
     if (is_int) {
       const std::uint64_t value = u63_arg(v, "mask");
@@ -793,8 +791,8 @@ class MaskKeyring {
     }
     const idforge_uuid m = uuid_bytes(v);
     idforge_uuid back;
-    check(idforge_unmask_uuid(h_.get(), o.key_id, static_cast<idforge_mask_mode>(o.mode), &m,
-                              &back));
+    check(
+        idforge_unmask_uuid(h_.get(), o.key_id, static_cast<idforge_mask_mode>(o.mode), &m, &back));
     return uuid_object(back).release().ptr();
   }
 
@@ -803,7 +801,8 @@ class MaskKeyring {
                                 idforge_mask_mode expect_mode, int expect_key_id,
                                 const char* fn) const {
     if (!PyUnicode_Check(text_obj.ptr()))
-      raise_type(std::string(fn) + ": a public ID is a str, not " + Py_TYPE(text_obj.ptr())->tp_name);
+      raise_type(std::string(fn) + ": a public ID is a str, not " +
+                 Py_TYPE(text_obj.ptr())->tp_name);
     Py_ssize_t n = 0;
     const char* u = PyUnicode_AsUTF8AndSize(text_obj.ptr(), &n);
     if (!u) {  // a lone surrogate (from surrogateescape, say) has no UTF-8 form
@@ -843,7 +842,8 @@ const MaskKeyring* keyring_of(PyObject* self) {
 // mask() and unmask() as vectorcall methods of the pybind11 type, as Snowflake.next():
 // pybind11's keyword dispatch costs more than the masking itself.
 template <PyObject* (MaskKeyring::*Method)(PyObject* const*, Py_ssize_t, PyObject*) const>
-PyObject* keyring_call(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+PyObject* keyring_call(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                       PyObject* kwnames) {
   try {
     return (keyring_of(self)->*Method)(args, PyVectorcall_NARGS(nargsf), kwnames);
   } catch (py::error_already_set& e) {
@@ -857,13 +857,16 @@ PyObject* keyring_call(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
 }
 
 PyMethodDef g_keyring_methods[] = {
-    {"mask", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::mask>)),
+    {"mask",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::mask>)),
      METH_FASTCALL | METH_KEYWORDS,
      "mask(value, *, mode='auto', form='public', alphabet='base58', key_id=None) -> str | int | "
      "uuid.UUID\n\nMasks an int (mode u63, 1..2**63-1) or a uuid.UUID (u128; v7 for a UUIDv7 "
      "under 'auto') with the primary key, or the key key_id names. form='public' gives the "
      "short text ID; form='raw' the masked int or uuid.UUID."},
-    {"unmask", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::unmask>)),
+    {"unmask",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::unmask>)),
      METH_FASTCALL | METH_KEYWORDS,
      "unmask(value, *, mode='auto', alphabet='base58', key_id=None) -> int | uuid.UUID\n\nA "
      "public ID (str) back to its int or uuid.UUID with the key it names (mode and key_id, when "
@@ -952,8 +955,9 @@ PYBIND11_MODULE(_idforge, m) {
   keyring
       .def_static("from_file", &MaskKeyring::from_file, py::arg("path"),
                   "The keyring in a file of ID:SECRET entries (str, bytes or os.PathLike).")
-      .def_static("from_environment", &MaskKeyring::from_environment,
-                  "The keyring of IDFORGE_MASK_KEY_FILE (a file), else IDFORGE_MASK_KEYS (entries).")
+      .def_static(
+          "from_environment", &MaskKeyring::from_environment,
+          "The keyring of IDFORGE_MASK_KEY_FILE (a file), else IDFORGE_MASK_KEYS (entries).")
       .def_static("from_text", &MaskKeyring::from_text, py::arg("text"),
                   "A keyring from entries in a str: for tests; real keys belong in a file or "
                   "the environment, not in code.")
@@ -983,9 +987,9 @@ PYBIND11_MODULE(_idforge, m) {
   m.def(
       "new_mask_key",
       [](const py::object& id_obj) {
-        const auto id = int_arg<unsigned>(id_obj, "new_mask_key: key_id", g_exc.argument,
-                                          "invalid_argument", 0, 57,
-                                          "a key ID is an integer in 0..57");
+        const auto id =
+            int_arg<unsigned>(id_obj, "new_mask_key: key_id", g_exc.argument, "invalid_argument", 0,
+                              57, "a key ID is an integer in 0..57");
         char line[IDFORGE_MASK_KEY_LINE_SIZE];
         check(idforge_mask_new_key(id, line, sizeof line));
         std::string out(line);
