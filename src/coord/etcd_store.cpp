@@ -36,6 +36,13 @@ class EtcdStore final : public LeaseStore {
         client_(url.endpoints, settings_.timeout_ms, url.text) {}
 
   const std::string& url() const noexcept override { return url_; }
+
+  void check(const Layout& layout, std::optional<std::uint64_t> node) const override {
+    if (node)
+      check_fixed_node(layout, *node, settings_, url_);
+    else
+      (void)node_range(settings_, layout, url_);
+  }
   std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
 
   Lease acquire(const Layout& layout) override {

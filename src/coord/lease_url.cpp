@@ -103,7 +103,12 @@ LeaseUrl parse_lease_url(std::string_view url) {
       const auto eq = pair.find('=');
       if (eq == std::string_view::npos || eq == 0)
         fail(url, start, "expected key=value in the query");
-      u.params[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
+      // The same key twice is refused, not settled by order: "ttl=1&ttl=99999" is a paste or
+      // a merge gone wrong, and either value silently winning hides it.
+      if (!u.params.emplace(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)))
+               .second)
+        fail(url, start,
+             "key '" + std::string(pair.substr(0, eq)) + "' is given twice; give it once");
       start = amp + 1;
     }
   }

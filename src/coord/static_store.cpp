@@ -90,13 +90,18 @@ class StaticStore final : public LeaseStore {
   }
 
   Lease acquire_node(const Layout& layout, std::uint64_t node) override {
+    check(layout, node);
+    return acquire(layout);
+  }
+
+  void check(const Layout& layout, std::optional<std::uint64_t> node) const override {
     const std::uint64_t configured = resolve(layout);
-    if (node != configured)
+    if (node && *node != configured)
       throw LeaseError(LeaseFailure::rejected, url_,
-                       "node " + std::to_string(node) +
+                       "node " + std::to_string(*node) +
                            " asked for, but this store is configured for node " +
                            std::to_string(configured));
-    return acquire(layout);
+    if (inner_) inner_->check(layout, configured);
   }
 
   void renew(Lease& lease, std::int64_t mark) override {

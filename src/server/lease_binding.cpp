@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "idforge/clock.hpp"
 #include "idforge/server/snowflake_kind.hpp"
 
 namespace idforge::server {
@@ -71,9 +72,28 @@ void LeaseBinding::refresh() {
     r.set_not_ready(fmt::format("node {} lease not renewed at {}: {}", gen_.node(),
                                 gen_.keeper().store_url(),
                                 s.last_error.empty() ? "renewal pending" : s.last_error));
+  } else if (const std::int64_t behind = clock_behind_ms(now_ms); behind > 0) {
+    r.set_not_ready(fmt::format(
+        "the clock is {} ms behind the last ID issued on node {} (Unix ms {}), more than the "
+        "{} ms an ID waits for it: ID requests fail until it catches up",
+        behind, gen_.node(), gen_.generator().last_unix_ms(),
+        gen_.generator().policy().max_backward_wait_ms));
   } else if (!r.ready()) {
     r.set_ready();
   }
+}
+
+// How far the clock lies behind what the generator allows before it refuses (0: not
+// behind that far). The allowance is the backward wait, the borrowing the policy permits
+// and one tick (a used-up tick makes the last ID's tick run one ahead of the clock), so
+// readiness only drops when every ID request would fail.
+std::int64_t LeaseBinding::clock_behind_ms(std::int64_t now_ms) const noexcept {
+  const SharedSnowflakeGenerator& g = gen_.generator();
+  const std::int64_t last = g.last_unix_ms();
+  if (last == kNoUnixMs || last <= now_ms) return 0;
+  const SnowflakePolicy& p = g.policy();
+  const std::int64_t allowed = p.max_backward_wait_ms + p.max_borrow_ms + g.layout().tick_ms();
+  return last - now_ms > allowed ? last - now_ms : 0;
 }
 
 }  // namespace idforge::server

@@ -57,6 +57,10 @@ TEST(LeaseUrl, RejectsMalformedUrlsWithPosition) {
       {"etcd://a:1,,b:2", 11, "empty host:port"},
       {"file:", 5, "nothing after the scheme"},
       {"file:/x?ttl", 8, "key=value"},
+      // The same key twice, in either order: neither value may win unseen.
+      {"redis://h:1?ttl=1&ttl=99999", 18, "key 'ttl' is given twice"},
+      {"redis://h:1?ttl=99999&ttl=1", 22, "key 'ttl' is given twice"},
+      {"etcd://h:1?prefix=a&timeout=5&prefix=b", 30, "key 'prefix' is given twice"},
   };
   for (const auto& c : cases) {
     try {

@@ -97,12 +97,39 @@ TEST_F(PgLease, ALockFileDeletedByHandIsLostAndFenced) {
 
 TEST(PgLeaseUrl, BadUrlsAreNamed) {
   char err[IDF_ERR_SIZE] = "";
-  EXPECT_EQ(idf_lease_check_url("nosuch://x", err), -1);
+  EXPECT_EQ(idf_lease_check("nosuch://x", "twitter", -1, err), -1);
   EXPECT_NE(std::string(err).find("nosuch"), std::string::npos) << err;
-  EXPECT_EQ(idf_lease_check_url("file:/tmp/x?ttl=abc", err), -1);
+  EXPECT_EQ(idf_lease_check("file:/tmp/x?ttl=abc", "twitter", -1, err), -1);
   EXPECT_NE(std::string(err).find("abc"), std::string::npos) << err;
-  EXPECT_EQ(idf_lease_check_url("file:/tmp/x", err), 0) << err;
-  EXPECT_EQ(idf_lease_check_url("redis://127.0.0.1:1", err), 0) << err;
+  EXPECT_EQ(idf_lease_check("file:/tmp/x?ttl=1&ttl=99999", "twitter", -1, err), -1);
+  EXPECT_NE(std::string(err).find("given twice"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("file:/tmp/x", "twitter", -1, err), 0) << err;
+  EXPECT_EQ(idf_lease_check("redis://127.0.0.1:1", "twitter", 5, err), 0) << err;
+}
+
+// Settings that can never lease are refused before the server starts, not retried forever.
+TEST(PgLeaseUrl, SettingsThatCanNeverLeaseAreRefused) {
+  char err[IDF_ERR_SIZE] = "";
+  EXPECT_EQ(idf_lease_check("static:1024?state=/tmp/x", "twitter", -1, err), -1);
+  EXPECT_NE(std::string(err).find("1024"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("file:/tmp/x?dc=32", "twitter", -1, err), -1);
+  EXPECT_NE(std::string(err).find("32"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("file:/tmp/x?dc=1", "twitter", 5, err), -1);  // dc 1: nodes 32..63
+  EXPECT_NE(std::string(err).find("5"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("file:/tmp/x?dc=1", "twitter", 33, err), 0) << err;
+}
+
+// A static: or ordinal: store locks nothing without state= or register=: two clusters given
+// static:5 issued the same IDs. The extension refuses it naming both ways out.
+TEST(PgLeaseUrl, AStaticStoreThatLocksNothingIsRefused) {
+  char err[IDF_ERR_SIZE] = "";
+  EXPECT_EQ(idf_lease_check("static:5", "twitter", -1, err), -1);
+  EXPECT_NE(std::string(err).find("locks nothing"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("register=URL"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("ordinal:db-3", "twitter", -1, err), -1);
+  EXPECT_NE(std::string(err).find("locks nothing"), std::string::npos) << err;
+  EXPECT_EQ(idf_lease_check("static:5?state=/tmp/x", "twitter", -1, err), 0) << err;
+  EXPECT_EQ(idf_lease_check("static:5?register=redis://127.0.0.1:1", "twitter", 5, err), 0) << err;
 }
 
 }  // namespace

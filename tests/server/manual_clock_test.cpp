@@ -90,6 +90,41 @@ TEST_F(ServerOnManualClock, ReadinessFollowsTheFenceOnTheGivenClock) {
   EXPECT_EQ(get(srv, "/readyz").first, 200);
 }
 
+// A clock stepped back further than an ID waits for it: every ID request would fail, so the
+// service says not ready (naming how far behind) until the clock passes the last ID again.
+TEST_F(ServerOnManualClock, ReadinessDropsWhileTheClockIsFarBehindTheLastId) {
+  coord::LeasedSnowflakeGenerator gen(
+      coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
+      presets::twitter(), clock_);
+  server::ServerConfig config;
+  config.access_log = "off";
+  server::Server srv(config, clock_);
+  server::LeaseBinding binding(srv, gen, std::chrono::hours(1));
+  clock_.advance_ms(1000);
+  ASSERT_EQ(get(srv, "/v1/ids/snowflake").first, 200);
+  const std::int64_t last = gen.generator().last_unix_ms();
+  ASSERT_EQ(last, kStartMs + 1000);
+
+  // A few ms behind: an ID waits for the clock, and readiness stays.
+  clock_.set_ms(last - 3);
+  binding.refresh();
+  EXPECT_EQ(get(srv, "/readyz").first, 200);
+
+  // 500 ms behind (the default wait is 5 ms): IDs are refused, and so is readiness.
+  clock_.set_ms(last - 500);
+  binding.refresh();
+  EXPECT_EQ(get(srv, "/v1/ids/snowflake").first, 503);
+  const auto [status, body] = get(srv, "/readyz");
+  EXPECT_EQ(status, 503);
+  EXPECT_NE(body.find("the clock is 500 ms behind the last ID"), std::string::npos) << body;
+
+  // Past the last ID again: ready, and IDs flow.
+  clock_.set_ms(last + 1);
+  binding.refresh();
+  EXPECT_EQ(get(srv, "/readyz").first, 200);
+  EXPECT_EQ(get(srv, "/v1/ids/snowflake").first, 200);
+}
+
 }  // namespace
 }  // namespace idforge::test
 #endif

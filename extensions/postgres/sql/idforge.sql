@@ -14,7 +14,8 @@ SELECT abs(extract(epoch FROM idforge_snowflake_time(idforge_snowflake()) - cloc
   AS time_is_now;
 -- What the generator stands on: node 5 from idforge.node, and the mark file, read at the
 -- first ID, a little ahead of the clock (the reserve window).
-SELECT st->>'node_from' AS node_from, st->>'state' AS state, st->'node' AS node,
+SELECT st->'ready' AS ready, st->'not_ready' AS not_ready,
+       st->>'node_from' AS node_from, st->>'state' AS state, st->'node' AS node,
        st->'lease_store' AS lease_store, st->>'layout' AS layout,
        (st->>'mark_unix_ms')::bigint BETWEEN (st->>'now_unix_ms')::bigint - 5000
                                          AND (st->>'now_unix_ms')::bigint + 5000 AS mark_near_now

@@ -22,6 +22,7 @@
 #include "common/int.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -230,15 +231,24 @@ void _PG_init(void) {
   if (lease_store_setting[0] != '\0') {
     BackgroundWorker worker;
 
-    if (idf_lease_check_url(lease_store_setting, err) != 0)
-      ereport(ERROR,
-              (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-               errmsg("idforge: idforge.lease_store = '%s': %s", lease_store_setting, err),
-               errhint("A lease store URL as idforge --lease-store takes it: file:DIR, "
-                       "redis://host:port, etcd://host:port or static:N (docs/LEASES.md).")));
+    /* Its text reaches every refusal and idforge_status(): bytes that are not UTF-8 would
+     * make those fail for a client in another encoding (the setting itself is not checked). */
+    if (!pg_verify_mbstr(PG_UTF8, lease_store_setting, (int)strlen(lease_store_setting), true))
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("idforge: idforge.lease_store holds bytes that are not UTF-8"),
+                      errhint("Write the lease store URL in UTF-8 (percent-encode other bytes).")));
     /* As idforge --node N --lease-store URL: the fixed node is registered in the store, so
      * a node configured twice is refused there rather than issued twice. */
     fixed_node = node_given ? node : -1;
+    /* A setting that can never lease stops the server, as a bad idforge.node does, instead
+     * of leaving the worker to retry it forever. */
+    if (idf_lease_check(lease_store_setting, sf_params.spec, fixed_node, err) != 0)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("idforge: idforge.lease_store = '%s'%s: %s", lease_store_setting,
+                             fixed_node >= 0 ? " with idforge.node set" : "", err),
+                      errhint("A lease store URL as idforge --lease-store takes it: file:DIR, "
+                              "redis://host:port, etcd://host:port or static:N?register=URL "
+                              "(docs/LEASES.md), able to hand out a node ID of idforge.layout.")));
     memset(&worker, 0, sizeof(worker));
     worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
     /* A standby issues nothing: it takes no node ID until it is promoted. */
@@ -396,6 +406,20 @@ static void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 no
 
   memcpy(last_error, (const char*)shared->lease_error, sizeof(last_error));
   last_error[sizeof(last_error) - 1] = '\0';
+  /* Fenced with no failed renewal: the worker did not renew in time (stopped, stalled,
+   * gone, or on a clock that differs from this backend's), not the store. */
+  if (state == LEASE_HELD && last_error[0] == '\0')
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("idforge_snowflake(): fenced: node " UINT64_FORMAT
+                    "'s lease in idforge.lease_store '%s' covers IDs up to Unix ms " INT64_FORMAT
+                    " only (the clock reads " INT64_FORMAT
+                    "), and the lease worker has not renewed it, though no renewal failed; "
+                    "nothing issued",
+                    node, lease_store_setting, fence_ms, now_ms),
+             errhint("Check that the idforge lease worker runs (ps shows \"idforge lease "
+                     "worker\") and is not stalled, and that the server's processes read the "
+                     "same clock; issuing resumes after its next renewal.")));
   if (last_error[0] == '\0') snprintf(last_error, sizeof(last_error), "none");
   switch (state) {
     case LEASE_ACQUIRING:
@@ -482,12 +506,14 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                     errhint("Add idforge to shared_preload_libraries in postgresql.conf "
                             "(shared_preload_libraries = 'idforge') and restart the server.")));
   if (RecoveryInProgress())
-    ereport(
-        ERROR,
-        (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-         errmsg("idforge_snowflake() cannot issue IDs on a server in recovery (a standby)"),
-         errhint(
-             "Issue IDs on the primary; a promoted standby issues with its own idforge.node.")));
+    ereport(ERROR,
+            (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+             errmsg("idforge_snowflake() cannot issue IDs on a server in recovery (a standby)"),
+             errhint("%s", lease_store_setting[0] != '\0'
+                               ? "Issue IDs on the primary; a promoted standby leases a node ID of "
+                                 "its own from idforge.lease_store."
+                               : "Issue IDs on the primary; a promoted standby issues with its own "
+                                 "idforge.node.")));
 
   for (;;) {
     LWLockAcquire(shared->lock, LW_EXCLUSIVE);
@@ -662,7 +688,8 @@ void idforge_lease_worker_main(Datum arg) {
       next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
     } else if (unix_ms_now() >= next_renew_ms) {
       if (idf_lease_renew(lease, &info, err) == 0) {
-        lease_publish(LEASE_HELD, &info, NULL, false);
+        /* "" not NULL: a failure that has passed must not be named by a later refusal. */
+        lease_publish(LEASE_HELD, &info, "", false);
         next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
       } else if (info.lost) {
         ereport(LOG, (errmsg("idforge lease worker: node " UINT64_FORMAT
@@ -730,51 +757,111 @@ static void json_text(StringInfo buf, const char* key, const char* value) {
 
 /* What the cluster's Snowflake generator stands on, for an operator: where the node ID comes
  * from and, with a lease store, the lease's state, node, fence, the store's mark and the
- * worker's last error: the same facts idforge_snowflake()'s errors give, readable before
- * one is raised. A snapshot taken under the lock. */
+ * worker's last error; and whether an ID would be issued now, and if not why, so a monitor
+ * need not wait for a refusal. The generator's step is a pure function (idf_sf_next): it
+ * runs here on a snapshot taken under the lock, changing nothing. */
 PG_FUNCTION_INFO_V1(idforge_status);
 Datum idforge_status(PG_FUNCTION_ARGS) {
   static const char* const state_names[] = {"acquiring", "held", "lost", "stopped"};
   StringInfoData buf;
+  idf_sf_params params;
+  idf_sf_step step;
   LeaseState state;
-  uint64 node;
-  int64 fence_ms, store_mark_ms, mark_ms, now_ms;
+  uint64 node, stamp;
+  int64 fence_ms, store_mark_ms, mark_ms, now_ms, lease_wait_ms, wait_bound_ms, behind_ms = 0;
   bool leased = lease_store_setting != NULL && lease_store_setting[0] != '\0';
-  bool loaded, ever_leased;
+  bool ever_leased, pending_lease, resumed, standby = RecoveryInProgress();
+  const char* state_word;
   char last_error[IDF_ERR_SIZE];
+  char not_ready[IDF_ERR_SIZE + 128] = "";
 
   if (shared == NULL)
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                     errmsg("idforge_status() needs the idforge library loaded at server start"),
                     errhint("Add idforge to shared_preload_libraries in postgresql.conf "
                             "(shared_preload_libraries = 'idforge') and restart the server.")));
-  LWLockAcquire(shared->lock, LW_SHARED);
+  LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+  /* As the first ID would: a mark file that cannot be read or was written under another
+   * layout raises the same ERROR here as there. */
+  if (!shared->loaded) load_mark();
   state = shared->lease_state;
   node = leased ? shared->lease_node : shared->params.node;
   fence_ms = shared->fence_ms;
   store_mark_ms = shared->lease_mark_ms;
+  lease_wait_ms = shared->lease_wait_ms;
   mark_ms = shared->mark_ms;
-  loaded = shared->loaded;
   ever_leased = shared->lease_gen != 0;
+  pending_lease = shared->applied_gen != shared->lease_gen;
+  params = shared->params;
+  stamp = shared->stamp;
+  resumed = shared->resumed;
   memcpy(last_error, (const char*)shared->lease_error, sizeof(last_error));
   LWLockRelease(shared->lock);
   now_ms = unix_ms_now();
   last_error[sizeof(last_error) - 1] = '\0';
 
+  /* The step the next idforge_snowflake() would take, as it would take it (lease_gate). */
+  if (leased && ever_leased && pending_lease) {
+    const uint64 from_store = idf_sf_resume_stamp(&params, store_mark_ms);
+
+    params.node = node;
+    if (from_store > stamp) {
+      stamp = from_store;
+      resumed = true;
+    }
+  }
+  wait_bound_ms =
+      resumed
+          ? Min(Max(Max(reserve_ms_setting, max_clock_wait_ms_setting), leased ? lease_wait_ms : 0),
+                STARTUP_WAIT_LIMIT_MS)
+          : max_clock_wait_ms_setting;
+  idf_sf_next(&params, stamp, mark_ms, now_ms, reserve_ms_setting, wait_bound_ms, &step);
+  if (step.kind == IDF_SF_WAIT || step.kind == IDF_SF_BEHIND) behind_ms = step.behind_ms;
+
+  if (!leased)
+    state_word = "fixed";
+  else if (standby)
+    state_word = "standby"; /* the worker starts at promotion */
+  else if (state == LEASE_HELD && now_ms >= fence_ms)
+    state_word = "fenced"; /* as idforge_snowflake() says it: renewals failed past the fence */
+  else
+    state_word =
+        (int)state >= 0 && (int)state < (int)lengthof(state_names) ? state_names[state] : "unknown";
+
+  if (standby)
+    snprintf(not_ready, sizeof(not_ready), "a server in recovery (a standby) issues no IDs");
+  else if (leased && strcmp(state_word, "held") != 0)
+    snprintf(not_ready, sizeof(not_ready), "the lease is %s%s%s", state_word,
+             last_error[0] != '\0' ? ": " : "", last_error);
+  else if (step.kind == IDF_SF_BEHIND)
+    snprintf(not_ready, sizeof(not_ready),
+             "the clock is %lld ms behind the last issued ID or the mark it resumes after, "
+             "more than the %lld ms an ID waits for it",
+             (long long)step.behind_ms, (long long)wait_bound_ms);
+  else if (step.kind == IDF_SF_EXHAUSTED)
+    snprintf(not_ready, sizeof(not_ready), "the time field of layout '%s' has run out",
+             layout_setting);
+  else if (step.kind == IDF_SF_BEFORE_EPOCH)
+    snprintf(not_ready, sizeof(not_ready), "the clock reads before the epoch of layout '%s'",
+             layout_setting);
+  else if (leased && step.kind == IDF_SF_ISSUE &&
+           params.epoch_ms + (int64)((step.stamp >> params.sequence_bits) + 1) * params.tick_ms >
+               fence_ms)
+    snprintf(not_ready, sizeof(not_ready), "the next ID's tick would end past the lease's fence");
+
   initStringInfo(&buf);
   appendStringInfoString(&buf, "{\"layout\": ");
   escape_json(&buf, layout_setting);
+  appendStringInfo(&buf, ", \"ready\": %s", not_ready[0] == '\0' ? "true" : "false");
+  json_text(&buf, "not_ready", not_ready);
+  appendStringInfoString(&buf, ", \"node_from\": ");
+  escape_json(&buf, leased ? "idforge.lease_store" : "idforge.node");
+  appendStringInfoString(&buf, ", \"state\": ");
+  escape_json(&buf, state_word);
   if (!leased) {
-    appendStringInfoString(&buf, ", \"node_from\": \"idforge.node\", \"state\": \"fixed\"");
     appendStringInfo(&buf, ", \"node\": " UINT64_FORMAT, node);
     json_text(&buf, "lease_store", NULL);
   } else {
-    appendStringInfoString(&buf, ", \"node_from\": \"idforge.lease_store\", \"state\": ");
-    /* "fenced" as idforge_snowflake() says it: held, but renewals failed past the fence. */
-    escape_json(&buf, state == LEASE_HELD && now_ms >= fence_ms ? "fenced"
-                      : (int)state >= 0 && (int)state < (int)lengthof(state_names)
-                          ? state_names[state]
-                          : "unknown");
     /* No node ID before the first acquisition; a lost or stopped one is still named. */
     json_int(&buf, "node", ever_leased ? (int64)node : -1, -1);
     json_text(&buf, "lease_store", lease_store_setting);
@@ -783,8 +870,8 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
     json_int(&buf, "store_mark_unix_ms", store_mark_ms, IDF_NO_UNIX_MS);
     json_text(&buf, "last_error", last_error);
   }
-  /* The mark file is read at the first ID after a start: null until then. */
-  json_int(&buf, "mark_unix_ms", loaded ? mark_ms : IDF_NO_UNIX_MS, IDF_NO_UNIX_MS);
+  json_int(&buf, "mark_unix_ms", mark_ms, IDF_NO_UNIX_MS);
+  appendStringInfo(&buf, ", \"clock_behind_ms\": " INT64_FORMAT, behind_ms);
   appendStringInfo(&buf, ", \"now_unix_ms\": " INT64_FORMAT "}", now_ms);
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }

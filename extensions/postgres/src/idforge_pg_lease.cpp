@@ -3,16 +3,21 @@
 // (its signal handling, memory contexts and error handling assume one thread).
 #include "idforge_pg_lease.h"
 
+#include "put_error.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "idforge/clock.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_keeper.hpp"
+#include "idforge/coord/lease_url.hpp"
+#include "idforge/error.hpp"
 #include "idforge/snowflake_generator.hpp"
 #include "idforge/snowflake_layout.hpp"
 
@@ -23,12 +28,7 @@ struct idf_lease {
 
 namespace {
 
-void put_error(char* err, std::string_view message) noexcept {
-  if (err == nullptr) return;
-  const std::size_t n = std::min(message.size(), std::size_t{IDF_ERR_SIZE - 1});
-  std::memcpy(err, message.data(), n);
-  err[n] = '\0';
-}
+using idforge_pg::put_error;
 
 void fill(const idforge::coord::LeaseKeeper& keeper, idf_lease_info* info) {
   const idforge::coord::KeeperStatus s = keeper.status();
@@ -46,9 +46,25 @@ void fill(const idforge::coord::LeaseKeeper& keeper, idf_lease_info* info) {
 
 extern "C" {
 
-int idf_lease_check_url(const char* url, char* err) {
+int idf_lease_check(const char* url, const char* spec, int64_t fixed_node, char* err) {
   try {
-    (void)idforge::coord::open_lease_store(url);
+    const idforge::Layout layout = idforge::parse_layout(spec);
+    const idforge::coord::LeaseUrl parsed = idforge::coord::parse_lease_url(url);
+    const auto store = idforge::coord::open_lease_store(url);
+    // The CLI gives these a lock folder of its own (.data/leases); a server has no such
+    // folder shared with its peers, so it asks for one rather than locking nothing.
+    if ((parsed.scheme == "static" || parsed.scheme == "ordinal") && !parsed.param("state") &&
+        !parsed.param("register"))
+      throw idforge::Error(
+          idforge::errc::invalid_argument,
+          "a " + parsed.scheme +
+              ": store with neither state=DIR nor register=URL locks nothing: two clusters "
+              "given the same node would issue the same IDs unseen. Add ?register=URL (a "
+              "file:, redis:// or etcd:// store every holder shares, which registers the node) "
+              "or ?state=DIR (a folder every holder on this host shares)");
+    store->check(layout, fixed_node >= 0
+                             ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(fixed_node))
+                             : std::nullopt);
     return 0;
   } catch (const std::exception& e) {
     put_error(err, e.what());

@@ -32,8 +32,12 @@ typedef struct idf_lease_info {
   int lost;              /* the store gave the node ID away: fenced for good */
 } idf_lease_info;
 
-/* Checks url as open_lease_store() does (syntax, scheme, keys; no contact with the store). */
-int idf_lease_check_url(const char* url, char* err);
+/* Checks, without contacting the store, that url can ever lease a node ID of the layout
+ * spec (fixed_node >= 0: exactly that one): its syntax, scheme and keys, dc= and a static
+ * node against the layout, a fixed node against the store's range; and refuses a static: or
+ * ordinal: store with neither state= nor register=, which would lock nothing, so two clusters
+ * given the same node would issue the same IDs unseen. */
+int idf_lease_check(const char* url, const char* spec, int64_t fixed_node, char* err);
 
 /* Opens the store at url, acquires a node ID for the layout spec (fixed_node >= 0: exactly
  * that one, registered in the store, as `idforge --node N --lease-store URL`) and reserves

@@ -3,6 +3,8 @@
 // through PostgreSQL's C frames (its longjmp-based error handling knows nothing of them).
 #include "idforge_pg_shim.h"
 
+#include "put_error.hpp"
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -31,12 +33,7 @@ namespace {
 using idforge::Layout;
 using Gen = idforge::UnsharedSnowflakeGenerator;
 
-void put_error(char* err, std::string_view message) noexcept {
-  if (err == nullptr) return;
-  const std::size_t n = std::min(message.size(), std::size_t{IDF_ERR_SIZE - 1});
-  std::memcpy(err, message.data(), n);
-  err[n] = '\0';
-}
+using idforge_pg::put_error;
 
 // Runs f; turns any exception into -1 and its message.
 template <class F>

@@ -89,6 +89,29 @@ pgi_conf "idforge.lease_store = 'file:$store_dir?ttl=abc'"
 : | as_pg tee "$pgi_dir/server.log" >/dev/null 2>&1 || true
 pgi_start && { echo "FAIL: started with ttl=abc" >&2; fails=$((fails + 1)); pgi_stop immediate; }
 check "bad URL key: the log names the value" contains "$(cat "$pgi_dir/server.log")" "abc"
+# Settings that can never lease stop the server too (not an "acquiring" retried forever),
+# naming the value and the rule; later lines of postgresql.conf win.
+refuses_start() {  # check name, words the log must hold, settings...
+  local name="$1" words="$2"; shift 2
+  for line in "$@"; do pgi_conf "$line"; done
+  : | as_pg tee "$pgi_dir/server.log" >/dev/null 2>&1 || true
+  if pgi_start; then
+    echo "FAIL: $name: the server started" >&2; fails=$((fails + 1)); pgi_stop immediate; return
+  fi
+  check "$name: the log says why" contains "$(cat "$pgi_dir/server.log")" "$words"
+}
+refuses_start "static:5 alone (locks nothing: two clusters issued the same IDs)" "locks nothing" \
+  "idforge.lease_store = 'static:5'"
+refuses_start "static:1024 (outside twitter's nodes)" "1024" \
+  "idforge.lease_store = 'static:1024?state=$store_dir'"
+refuses_start "dc=32 (outside twitter's datacenters)" "dc=32 does not fit layout 'twitter'" \
+  "idforge.lease_store = 'file:$store_dir?dc=32'"
+refuses_start "a key given twice" "key 'ttl' is given twice" \
+  "idforge.lease_store = 'file:$store_dir?ttl=1000&ttl=99999'"
+refuses_start "bytes that are not UTF-8" "not UTF-8" \
+  "idforge.lease_store = 'file:$store_dir/$(printf '\xe9')'"
+refuses_start "idforge.node outside the store's dc" "node 5 is not in datacenter 1" \
+  "idforge.lease_store = 'file:$store_dir?dc=1'" "idforge.node = 5"
 
 # 2. Two clusters on one file: store: different node IDs; 4 sessions x 20000 IDs at once,
 # no duplicate, each cluster's IDs carry its own node ID.
@@ -96,6 +119,7 @@ setup a "$store"
 pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
 a1="$(first_id)"; check "cluster A issues under a lease ($a1)" is_id "$a1"
 check "status: held" test "$(status state)" = held
+check "status: ready" test "$(status ready)" = true
 check "status: the store named" test "$(status lease_store)" = "$store"
 check "status: the node in the IDs" test "$(status node)" = "$(id_node "$a1")"
 check "status: the fence lies ahead" test "$(status fence_unix_ms)" -gt "$(now_ms)"
@@ -142,6 +166,38 @@ check "restart: the same node ID again ($(id_node "$after"))" test "$(id_node "$
 check "restart: resumes above the store's mark ($(id_ms "$after") > $store_mark)" \
   test "$(id_ms "$after")" -gt "$store_mark"
 check "restart: above every ID before" test "$after" -gt "$before"
+
+# 4b. The lease worker stalled (SIGSTOP): issuing stops at the fence, and the refusal says
+# the worker did not renew, not that the store failed; SIGCONT: issuing resumes.
+worker_pid="$(pgrep -f "idforge lease worker" -P "$(head -1 "$pgi_data/postmaster.pid")" | head -1 || true)"
+check "the lease worker runs (pid '$worker_pid')" test -n "$worker_pid"
+if [ -n "$worker_pid" ]; then
+  kill -STOP "$worker_pid"
+  out="$(until_error "fenced")"
+  kill -CONT "$worker_pid"
+  check "worker stalled: fenced ($out)" contains "$out" "the lease worker has not renewed it, though no renewal failed"
+  again="$(first_id)"
+  check "worker resumed: issues again ($again)" is_id "$again"
+fi
+
+# 4c. A store mark far ahead of the clock (50 s, beyond every wait): the lease is held, but
+# status says plainly that no ID would be issued, and why.
+pgi_stop fast
+far_dir="$IDFORGE_PG_WORK/lease_far"; rm -rf "$far_dir"; mkdir -p "$far_dir"; chown postgres:postgres "$far_dir"
+echo $(( $(now_ms) + 50000 )) | as_pg tee "$far_dir/node-0.mark" >/dev/null
+pgi_conf "idforge.lease_store = 'file:$far_dir?nodes=1'"
+as_pg rm -f "$pgi_data/idforge_snowflake.mark"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+pgi_psql -d postgres -c "CREATE EXTENSION IF NOT EXISTS idforge" >/dev/null
+for _ in $(seq 1 100); do [ "$(status state)" = held ] && break; sleep 0.2; done
+check "far mark: the lease is held" test "$(status state)" = held
+check "far mark: status says not ready" test "$(status ready)" = false
+check "far mark: status says why ($(status not_ready))" contains "$(status not_ready)" "the clock is"
+check "far mark: how far behind ($(status clock_behind_ms))" test "$(status clock_behind_ms)" -gt 40000
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "far mark: the ID is refused as status said" contains "$out" "behind the durable mark"
+pgi_stop fast
+pgi_conf "idforge.lease_store = '$store'"
 
 # 5. idforge.node with idforge.lease_store: that node ID is registered; held, it is refused.
 pgi_stop fast
@@ -245,6 +301,25 @@ else
     test -z "$(ETCDCTL_API=3 etcdctl --endpoints="http://$ehp" get --prefix "${eprefix}node/" --keys-only)"
   ETCDCTL_API=3 etcdctl --endpoints="http://$ehp" del --prefix "$eprefix" >/dev/null
 fi
+
+# 8. A hot standby of a leased cluster takes no lease: status says "standby", not ready, and
+# a refusal's hint says a promoted standby leases a node ID of its own.
+setup a "$store"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+p1="$(first_id)"; check "primary issues ($p1)" is_id "$p1"
+use b; pgi_stop immediate
+rm -rf "$pgi_dir"; mkdir -p "$pgi_dir"; pgi_reach "$pgi_dir"; chown postgres:postgres "$pgi_dir"
+as_pg "$pg_bin/pg_basebackup" -h 127.0.0.1 -p "$port_a" -U postgres -D "$pgi_data" -R -X stream \
+  >"$pgi_dir/basebackup.log" 2>&1 || { cat "$pgi_dir/basebackup.log" >&2; exit 1; }
+pgi_conf "port = $port_b"
+pgi_conf "unix_socket_directories = '$pgi_data'"
+pgi_start || { tail -20 "$pgi_dir/server.log" >&2; exit 1; }
+check "standby: status says standby" test "$(status state)" = standby
+check "standby: not ready" test "$(status ready)" = false
+out="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()" 2>&1 || true)"
+check "standby: refused ($out)" contains "$out" "cannot issue IDs on a server in recovery"
+check "standby: a promoted standby leases its own node" contains "$out" "leases a node ID of its own"
+pgi_stop fast; use a; pgi_stop fast
 
 [ "$fails" = 0 ] || { echo "$fails check(s) failed" >&2; exit 1; }
 echo "the leased node ID behaves"

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,6 +120,12 @@ class LeaseStore {
   virtual void release(Lease& lease, std::int64_t mark_unix_ms) = 0;
   /// Who holds which node ID in the range this store hands out for layout.
   virtual std::vector<HolderInfo> list(const Layout& layout) = 0;
+  /// Checks, without contacting the store, that it could ever lease a node ID of layout
+  /// (node: exactly that one, as acquire_node): dc= fits the layout, a static:/ordinal: node
+  /// fits it, a fixed node lies in the store's range. Throws LeaseError(rejected) naming the
+  /// value and the rule, as acquire would; a store that is down passes. For start-up checks
+  /// that must refuse a configuration that can never work, not retry it.
+  virtual void check(const Layout& layout, std::optional<std::uint64_t> node) const = 0;
 };
 
 /// Opens a store from a URL (see the top of this file). Query parameters, where they apply:

@@ -1,13 +1,15 @@
 // LeaseBinding: serves Snowflakes from a leased node ID. It registers the `snowflake` kind
 // on the leased generator, makes the server's readiness follow the lease (ready while held
 // and not fenced: /readyz answers 503 and IDs stop while renewals fail or the lease is lost,
-// and come back when a renewal succeeds), and adds the lease's series to /metrics.
+// and come back when a renewal succeeds; also while the clock lies so far behind the last
+// issued ID that every request would be refused), and adds the lease's series to /metrics.
 // Built only with idforge::coord (IDFORGE_SERVER_HAVE_LEASE).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 
@@ -31,10 +33,12 @@ class LeaseBinding {
   LeaseBinding(const LeaseBinding&) = delete;
   LeaseBinding& operator=(const LeaseBinding&) = delete;
 
-  /// Reads the keeper's state once and sets readiness from it.
+  /// Reads the keeper's state and the clock once and sets readiness from them.
   void refresh();
 
  private:
+  std::int64_t clock_behind_ms(std::int64_t now_ms) const noexcept;
+
   Server& server_;
   coord::LeasedSnowflakeGenerator& gen_;
   Clock& clock_;
