@@ -540,6 +540,13 @@ bool mask_args(const Napi::CallbackInfo& info, MaskArgs& a) {
   a.raw = info[3].As<Napi::Boolean>().Value();
   a.alphabet = static_cast<idforge_public_alphabet>(info[4].As<Napi::Number>().Int32Value());
   a.key_id = info[5].As<Napi::Number>().Int32Value();
+  // index.js passes checked numbers; the raw export must not index kModeNames with others.
+  if (a.mode < IDFORGE_MASK_AUTO || a.mode > IDFORGE_MASK_V7 ||
+      (a.alphabet != IDFORGE_BASE58 && a.alphabet != IDFORGE_BASE62)) {
+    range_error(info.Env(), "mkMask: mode " + std::to_string(a.mode) + " or alphabet " +
+                                std::to_string(static_cast<int>(a.alphabet)) + " out of range");
+    return false;
+  }
   return true;
 }
 
