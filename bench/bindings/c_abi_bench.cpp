@@ -5,9 +5,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "idforge/idforge.h"
+#include "idforge/mask_keyring.hpp"
 #include "idforge/snowflake_generator.hpp"
 #include "idforge/snowflake_layout.hpp"
 #include "idforge/uuid_generator.hpp"
@@ -102,6 +104,52 @@ void BM_c_make_ulid(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_c_make_ulid);
+
+// Masking: the core's MaskKey::mask_u63 beside idforge_mask_u63 (the keyring lookup of the
+// primary, the status, the catch-all), raw and public, under the same fixed (public) key.
+constexpr const char* kMaskKey =
+    "1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+void BM_cpp_mask_u63(benchmark::State& state) {
+  const auto ring = idforge::MaskKeyring::parse(kMaskKey, "bench");
+  std::uint64_t v = 4001;
+  for (auto _ : state) benchmark::DoNotOptimize(ring.primary().mask_u63(++v));
+}
+BENCHMARK(BM_cpp_mask_u63);
+
+void BM_c_mask_u63(benchmark::State& state) {
+  idforge_mask_keyring* kr = nullptr;
+  if (idforge_mask_keyring_from_text(kMaskKey, std::char_traits<char>::length(kMaskKey), &kr) !=
+      IDFORGE_OK) {
+    state.SkipWithError(idforge_last_error());
+    return;
+  }
+  std::uint64_t v = 4001, out;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(idforge_mask_u63(kr, IDFORGE_MASK_KEY_PRIMARY, ++v, &out));
+    benchmark::DoNotOptimize(out);
+  }
+  idforge_mask_keyring_free(kr);
+}
+BENCHMARK(BM_c_mask_u63);
+
+void BM_c_mask_public_u63(benchmark::State& state) {
+  idforge_mask_keyring* kr = nullptr;
+  if (idforge_mask_keyring_from_text(kMaskKey, std::char_traits<char>::length(kMaskKey), &kr) !=
+      IDFORGE_OK) {
+    state.SkipWithError(idforge_last_error());
+    return;
+  }
+  std::uint64_t v = 4001;
+  char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(idforge_mask_public_u63(kr, IDFORGE_MASK_KEY_PRIMARY, ++v,
+                                                     IDFORGE_BASE58, text, sizeof text));
+    benchmark::ClobberMemory();
+  }
+  idforge_mask_keyring_free(kr);
+}
+BENCHMARK(BM_c_mask_public_u63);
 
 }  // namespace
 

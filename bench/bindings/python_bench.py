@@ -17,6 +17,8 @@ import uuid
 import idforge
 
 WIDE = "time=41,dc=0,worker=4,seq=18"  # 2^18 IDs per ms: the binding, not the layout, is the limit
+# The public test key of tests/core/mask_support.hpp (never use it for anything real).
+MASK_KEY = "1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 
 class PureSnowflake:
@@ -52,6 +54,10 @@ def ns_per_call(fn, number, per=1):
     return min(timeit.repeat(fn, number=number, repeat=5)) / number / per * 1e9
 
 
+def ns_per_stmt(stmt, env, number):
+    return min(timeit.repeat(stmt, globals=env, number=number, repeat=5)) / number * 1e9
+
+
 def main():
     rows = []
     n = 200_000
@@ -78,6 +84,17 @@ def main():
     rows.append(("list(range(1000)) per element  [the list's own cost]",
                  ns_per_call(lambda: list(range(2**62, 2**62 + 1000)), 3000, 1000)))
     rows.append(("empty C call: len(())  [call overhead]", ns_per_call(lambda: len(()), n)))
+
+    # Masking: statements rather than lambdas, so no Python frame is timed with the call.
+    kr = idforge.MaskKeyring.from_text(MASK_KEY)
+    env = {"kr": kr, "n": 4001, "pub": kr.mask(4001), "m": kr.mask(4001, form="raw")}
+    rows.append(("MaskKeyring.mask(n, form='raw'), u63 -> int",
+                 ns_per_stmt("kr.mask(n, form='raw')", env, n)))
+    rows.append(("MaskKeyring.unmask(m), raw u63 -> int", ns_per_stmt("kr.unmask(m)", env, n)))
+    rows.append(("MaskKeyring.mask(n), u63 -> public str", ns_per_stmt("kr.mask(n)", env, n)))
+    rows.append(("MaskKeyring.unmask(pub), public str -> int", ns_per_stmt("kr.unmask(pub)", env, n)))
+    rows.append(("empty C call with a keyword: int('5', base=10)  [call overhead]",
+                 ns_per_stmt("int('5', base=10)", env, n)))
 
     print(f"python {platform.python_version()}, idforge {idforge.__version__}")
     width = max(len(r[0]) for r in rows)

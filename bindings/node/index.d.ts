@@ -50,3 +50,50 @@ export class Snowflake {
   readonly layout: string;
   readonly closed: boolean;
 }
+
+/** A fresh keyring line "ID:64 hex digits" from the OS CSPRNG: a secret, for a 0600 file. */
+export function newMaskKey(keyId: number): string;
+
+export interface MaskOptions {
+  /** 'auto' (default): u63 for an integer, v7 for a UUIDv7, u128 for any other UUID; to unmask,
+   *  v7 for a v4-shaped UUID. A public ID's mode must equal a mode given. */
+  mode?: 'auto' | 'u63' | 'u128' | 'v7';
+  /** mask: 'public' (default) gives the short text ID, 'raw' the masked bigint or UUID.
+   *  unmask: 'raw' reads a string as a masked decimal number or UUID, not a public ID. */
+  form?: 'public' | 'raw';
+  /** The public ID's alphabet (default 'base58'). */
+  alphabet?: 'base58' | 'base62';
+  /** The key to use (default: the primary); for a public ID, the key it must name. */
+  keyId?: number;
+}
+
+/** What a public ID holds. */
+export interface PublicIdInfo {
+  mode: 'u63' | 'u128' | 'v7';
+  keyId: number;
+  /** The internal value: a bigint (u63) or a UUID string. */
+  value: bigint | string;
+}
+
+/** Masking keys: the first (primary) masks, every key unmasks what names it. Immutable; it
+ *  belongs to the thread that made it, so each worker makes its own from the same source. */
+export class MaskKeyring {
+  private constructor();
+  /** The keyring in a file of ID:SECRET entries (a Buffer for a path that is not UTF-8). */
+  static fromFile(path: string | Uint8Array): MaskKeyring;
+  /** The file IDFORGE_MASK_KEY_FILE names, else the entries in IDFORGE_MASK_KEYS. */
+  static fromEnvironment(): MaskKeyring;
+  /** Entries held in a string: for tests; real keys belong in a file or the environment. */
+  static fromText(text: string): MaskKeyring;
+  /** An integer 1..2^63-1 (bigint, safe-integer number or decimal string) or a UUID string to
+   *  its public ID (a string), or with form 'raw' to a masked bigint or UUID string. */
+  mask(value: bigint | number | string, options?: MaskOptions): string | bigint;
+  /** A public ID back to its bigint or UUID string; a bigint, a number or a UUID string is a
+   *  raw masked value (after a rotation, give the keyId of the key that masked it). */
+  unmask(value: bigint | number | string, options?: MaskOptions): bigint | string;
+  /** The mode, key ID and value of a public ID. */
+  readPublicId(text: string, options?: Pick<MaskOptions, 'alphabet'>): PublicIdInfo;
+  /** Key IDs, the primary first. */
+  readonly keyIds: number[];
+  readonly primaryKeyId: number;
+}

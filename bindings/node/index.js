@@ -1,9 +1,11 @@
 'use strict';
 // idforge for Node.js: the addon (idforge.node, over libidforge.so) and a thin layer.
-// IDFORGE_NODE_ADDON names the addon file where it is not beside this one (a build tree).
+// IDFORGE_NODE_ADDON names the addon file where it is not beside this one (a build tree); a
+// relative path is taken from the working directory (require() would look it up as a package).
 const path = require('node:path');
 
-const native = require(process.env.IDFORGE_NODE_ADDON || path.join(__dirname, 'idforge.node'));
+const native = require(process.env.IDFORGE_NODE_ADDON ? path.resolve(process.env.IDFORGE_NODE_ADDON)
+                                                      : path.join(__dirname, 'idforge.node'));
 
 // uuid4() serves 128 UUIDs from one native call: the call costs more than making a UUID.
 // Each worker thread has its own block (module state is per thread in Node).
@@ -73,6 +75,91 @@ class Snowflake {
   get closed() { return sfClosed(this.#h); }
 }
 
+// ---- masking -----------------------------------------------------------------------------
+
+const { mkFromFile, mkFromEnvironment, mkFromText, mkKeyIds, mkMask, mkUnmask, mkReadPublic } = native;
+const MODES = { auto: -1, u63: 0, u128: 1, v7: 2 };
+const ALPHABETS = { base58: 0, base62: 1 };
+const FORMS = { public: false, raw: true };
+const TOKEN = Symbol('MaskKeyring');
+
+function optionError(name, value, rule) {
+  const e = new RangeError(`${name} ${shown(String(value))}: expected ${rule}`);
+  e.code = 'IDFORGE_INVALID_ARGUMENT';
+  e.status = 'invalid_argument';
+  return e;
+}
+
+// An option from its table; a string outside it is a RangeError, another type a TypeError.
+function choice(options, name, table, rule) {
+  const v = options[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new TypeError(`${name} must be a string, not ${typeof v}`);
+  if (!Object.hasOwn(table, v)) throw optionError(name, `'${v}'`, rule);
+  return table[v];
+}
+
+// {mode, form, alphabet, keyId} into the addon's numbers; form only where allowed.
+function maskOptions(options, allowForm) {
+  if (options === undefined) return [-1, false, 0, -1];
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('options must be an object {mode, form, alphabet, keyId}');
+  }
+  const mode = choice(options, 'mode', MODES, "'auto', 'u63', 'u128' or 'v7'") ?? -1;
+  const raw = (allowForm ? choice(options, 'form', FORMS, "'public' or 'raw'") : undefined) ?? false;
+  const alphabet = choice(options, 'alphabet', ALPHABETS, "'base58' or 'base62'") ?? 0;
+  let keyId = options.keyId;
+  if (keyId === undefined || keyId === null) {
+    keyId = -1;
+  } else if (typeof keyId !== 'number') {
+    throw new TypeError(`keyId must be a number, not ${typeof keyId}`);
+  } else if (!Number.isInteger(keyId) || keyId < 0 || keyId > 2 ** 31 - 1) {
+    throw optionError('keyId', keyId, 'a key ID, an integer in 0..57');
+  }
+  return [mode, raw, alphabet, keyId];
+}
+
+/** Masking keys: MaskKeyring.fromFile(path), .fromEnvironment(), .fromText(text). See index.d.ts. */
+class MaskKeyring {
+  #h;
+
+  constructor(token, handle) {
+    if (token !== TOKEN) {
+      throw new TypeError('make a MaskKeyring with MaskKeyring.fromFile(path), fromEnvironment() or fromText(text)');
+    }
+    this.#h = handle;
+  }
+
+  static fromFile(path) { return new MaskKeyring(TOKEN, mkFromFile(path)); }
+
+  static fromEnvironment() { return new MaskKeyring(TOKEN, mkFromEnvironment()); }
+
+  static fromText(text) { return new MaskKeyring(TOKEN, mkFromText(text)); }
+
+  mask(value, options) {
+    if (options === undefined) return mkMask(this.#h, value, -1, false, 0, -1);
+    const [mode, raw, alphabet, keyId] = maskOptions(options, true);
+    return mkMask(this.#h, value, mode, raw, alphabet, keyId);
+  }
+
+  unmask(value, options) {
+    if (options === undefined) return mkUnmask(this.#h, value, -1, false, 0, -1);
+    const [mode, raw, alphabet, keyId] = maskOptions(options, true);
+    return mkUnmask(this.#h, value, mode, raw, alphabet, keyId);
+  }
+
+  readPublicId(text, options) {
+    const [, , alphabet] = maskOptions(options, false);
+    return mkReadPublic(this.#h, text, alphabet);
+  }
+
+  get keyIds() { return mkKeyIds(this.#h); }
+
+  get primaryKeyId() { return mkKeyIds(this.#h)[0]; }
+
+  toString() { return `MaskKeyring(key IDs ${this.keyIds.join(', ')})`; }
+}
+
 module.exports = {
   uuid7: native.uuid7,
   uuid4,
@@ -80,5 +167,7 @@ module.exports = {
   Snowflake,
   inspect,
   decompose,
+  MaskKeyring,
+  newMaskKey: native.newMaskKey,
   version: native.version,
 };

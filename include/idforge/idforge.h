@@ -17,6 +17,8 @@
  *  - idforge_make_uuid4, _uuid7, _ulid (no handle) are thread-safe: v4 reads the
  *    calling thread's CSPRNG, v7 and ULID take the next value of one process-wide
  *    generator each, so every UUIDv7 (ULID) the process makes through them is increasing.
+ *  - An idforge_mask_keyring is immutable: one handle serves any number of threads at once
+ *    (freeing it is not concurrent with its use).
  *  - idforge_last_error() is per thread.
  * Fork:
  *  - Random state (UUIDv4/v7, ULID) reseeds in a forked child before its first byte, and a
@@ -217,6 +219,130 @@ IDFORGE_API idforge_status idforge_snowflake_compose(const char* layout,
  *  with size 0 asks; with size > 0 it is IDFORGE_E_INVALID_ARGUMENT, as is len > PTRDIFF_MAX). */
 IDFORGE_API idforge_status idforge_inspect_json(const char* text, size_t len, const char* layout,
                                                 char* out, size_t size, size_t* needed);
+
+/* ---- masking: public IDs that leak nothing (docs/PUBLIC-IDS.md) --------------------- */
+/* Added in version node IDFORGE_1.1. A keyring holds masking keys (the first masks, every
+ * key unmasks the public IDs that name its key ID); masking is a keyed permutation, so the
+ * database keeps its sequential key and the world sees an ID that shows neither order,
+ * count, time nor machine. The modes and the text form are those of `idforge mask`.
+ *
+ * Threads: a keyring is immutable once made, so one handle serves any number of threads at
+ * once (every function below takes it const); only idforge_mask_keyring_free is not
+ * concurrent with its use. Keys never appear in a message: errors name the source (file
+ * path, variable) and the entry, never a secret. A keyring's keys are wiped when freed. */
+
+typedef struct idforge_mask_keyring idforge_mask_keyring;
+
+/** The permutation. Stable numbers (idforge::MaskMode). */
+typedef enum idforge_mask_mode {
+  IDFORGE_MASK_AUTO = -1, /**< UUID functions: V7 for a UUIDv7 (unmask: a v4-shaped UUID),
+                               else U128; public read: any mode */
+  IDFORGE_MASK_U63 = 0,   /**< 1..2^63-1 -> 1..2^63-1: a positive BIGINT stays one */
+  IDFORGE_MASK_U128 = 1,  /**< any 128 bits -> 128 bits (the result is not a valid UUID) */
+  IDFORGE_MASK_V7 = 2     /**< UUIDv7 <-> a valid UUIDv4 that shows no time */
+} idforge_mask_mode;
+
+/** The alphabet of a public ID. Stable numbers (idforge::PublicAlphabet). */
+typedef enum idforge_public_alphabet {
+  IDFORGE_BASE58 = 0, /**< Bitcoin's: no 0, O, I, l (the default everywhere) */
+  IDFORGE_BASE62 = 1  /**< 0-9A-Za-z */
+} idforge_public_alphabet;
+
+/** key_id for "the primary key" (the keyring's first entry). */
+#define IDFORGE_MASK_KEY_PRIMARY (-1)
+/** Room for the longest public ID (27 characters: u128) and its NUL. */
+#define IDFORGE_PUBLIC_ID_TEXT_SIZE 28
+/** Room for a keyring line "ID:" + 64 hex digits and its NUL. */
+#define IDFORGE_MASK_KEY_LINE_SIZE 68
+
+/** A keyring from the file at path ("ID:SECRET" entries; docs/PUBLIC-IDS.md). Errors:
+ *  IDFORGE_E_KEY_ERROR naming the file and the entry (cannot be read, malformed entry, ID
+ *  above 57 or given twice, all-zero secret, no entry). */
+IDFORGE_API idforge_status idforge_mask_keyring_from_file(const char* path,
+                                                          idforge_mask_keyring** out);
+/** A keyring as `idforge mask` finds one: from the file IDFORGE_MASK_KEY_FILE names, else
+ *  from the entries in IDFORGE_MASK_KEYS; IDFORGE_E_KEY_ERROR saying how to give a key when
+ *  neither is set. Reads the environment at the call (getenv: not while another thread
+ *  changes it). */
+IDFORGE_API idforge_status idforge_mask_keyring_from_environment(idforge_mask_keyring** out);
+/** A keyring from len bytes of entries held in memory (messages name it "keyring text").
+ *  For tests and for programs that fetch keys from a secret store; keys belong in a file or
+ *  the environment, never on a command line. len > PTRDIFF_MAX is IDFORGE_E_INVALID_ARGUMENT. */
+IDFORGE_API idforge_status idforge_mask_keyring_from_text(const char* text, size_t len,
+                                                          idforge_mask_keyring** out);
+/** The key IDs, primary first, into ids[0..size); *count (may be NULL) gets how many the
+ *  keyring holds (1..58). A short array gets IDFORGE_E_BUFFER_TOO_SMALL and *count; ids
+ *  NULL with size 0 asks for the count. */
+IDFORGE_API idforge_status idforge_mask_keyring_ids(const idforge_mask_keyring* keyring,
+                                                    unsigned* ids, size_t size, size_t* count);
+/** Frees the keyring and wipes its keys; NULL is ignored. */
+IDFORGE_API void idforge_mask_keyring_free(idforge_mask_keyring* keyring);
+/** A fresh keyring line "ID:64 hex digits" from the OS CSPRNG (a secret), NUL-terminated;
+ *  size >= IDFORGE_MASK_KEY_LINE_SIZE. id above 57 is IDFORGE_E_KEY_ERROR. */
+IDFORGE_API idforge_status idforge_mask_new_key(unsigned id, char* out, size_t size);
+
+/* Raw forms: the masked value itself, a positive BIGINT or a UUID. key_id picks the key
+ * (IDFORGE_MASK_KEY_PRIMARY, or an ID the keyring holds: else IDFORGE_E_KEY_ERROR); raw
+ * values carry no key ID, so unmasking after a rotation names the old key. A value outside
+ * the mode's domain is IDFORGE_E_INVALID_ARGUMENT naming it and the rule. */
+
+/** u63: masks value (1..2^63-1) into *out (1..2^63-1). */
+IDFORGE_API idforge_status idforge_mask_u63(const idforge_mask_keyring* keyring, int key_id,
+                                            uint64_t value, uint64_t* out);
+/** u63: the inverse of idforge_mask_u63. Every value of 1..2^63-1 unmasks to something: a raw
+ *  value cannot tell "not ours" (the application's lookup is the check). */
+IDFORGE_API idforge_status idforge_unmask_u63(const idforge_mask_keyring* keyring, int key_id,
+                                              uint64_t masked, uint64_t* out);
+/** mode U128 (any UUID), V7 (a UUIDv7 to a UUIDv4; another version is
+ *  IDFORGE_E_INVALID_ARGUMENT) or AUTO (V7 for a UUIDv7, else U128); U63 is
+ *  IDFORGE_E_INVALID_ARGUMENT. out may be value. */
+IDFORGE_API idforge_status idforge_mask_uuid(const idforge_mask_keyring* keyring, int key_id,
+                                             idforge_mask_mode mode, const idforge_uuid* value,
+                                             idforge_uuid* out);
+/** The inverse: mode U128, V7 (a v4-shaped UUID back to the v7) or AUTO (V7 for a version-4
+ *  RFC 9562 UUID, else U128: a raw U128 result looks like a v4 one time in 64, so give U128
+ *  to read those back). out may be masked. */
+IDFORGE_API idforge_status idforge_unmask_uuid(const idforge_mask_keyring* keyring, int key_id,
+                                               idforge_mask_mode mode, const idforge_uuid* masked,
+                                               idforge_uuid* out);
+
+/* Public form: the short text with the key ID, a keyed tag ("ours or not") and a check
+ * character ("mistyped or not"): 16 characters (u63), 26 (v7) or 27 (u128). */
+
+/** The public ID of value (1..2^63-1) as a NUL-terminated string of 16 characters;
+ *  size >= 17 (IDFORGE_PUBLIC_ID_TEXT_SIZE always suffices). */
+IDFORGE_API idforge_status idforge_mask_public_u63(const idforge_mask_keyring* keyring, int key_id,
+                                                   uint64_t value, idforge_public_alphabet alphabet,
+                                                   char* out, size_t size);
+/** The public ID of a UUID (mode U128, V7 or AUTO as idforge_mask_uuid), NUL-terminated:
+ *  27 characters (U128) or 26 (V7); size >= IDFORGE_PUBLIC_ID_TEXT_SIZE. */
+IDFORGE_API idforge_status idforge_mask_public_uuid(const idforge_mask_keyring* keyring, int key_id,
+                                                    idforge_mask_mode mode,
+                                                    const idforge_uuid* value,
+                                                    idforge_public_alphabet alphabet, char* out,
+                                                    size_t size);
+
+/** What a public ID stands for. */
+typedef struct idforge_public_id {
+  int32_t mode;      /**< the idforge_mask_mode it was made in (its length tells) */
+  uint32_t key_id;   /**< the key of the keyring that made it */
+  uint64_t value;    /**< mode U63: the internal value; 0 otherwise */
+  idforge_uuid uuid; /**< modes U128 and V7: the internal UUID; all zero for U63 */
+} idforge_public_id;
+
+/** Reads len bytes of text as a public ID in alphabet and unmasks it with the key its key ID
+ *  names. Checks, in order: length, alphabet, check character (IDFORGE_E_PARSE_ERROR naming
+ *  the text, the position and the rule: "mistyped" for a wrong check), the key ID
+ *  (IDFORGE_E_KEY_ERROR: a key the keyring does not hold), the keyed tag
+ *  (IDFORGE_E_NOT_OURS: made with another secret, or forged). expect_mode (AUTO: any) and
+ *  expect_key_id (IDFORGE_MASK_KEY_PRIMARY: any) refuse an ID of another mode
+ *  (IDFORGE_E_INVALID_ARGUMENT) or key (IDFORGE_E_KEY_ERROR). *out is written on success only.
+ *  len > PTRDIFF_MAX is IDFORGE_E_INVALID_ARGUMENT. */
+IDFORGE_API idforge_status idforge_unmask_public(const idforge_mask_keyring* keyring,
+                                                 const char* text, size_t len,
+                                                 idforge_public_alphabet alphabet,
+                                                 idforge_mask_mode expect_mode, int expect_key_id,
+                                                 idforge_public_id* out);
 
 /* ---- fork ----------------------------------------------------------------------------- */
 

@@ -140,9 +140,16 @@ std::string parse_reason(const PublicIdStatus& status, std::string_view text,
     case MaskFault::bad_length:
       return std::to_string(text.size()) +
              " characters; a public ID has 16 (u63), 26 (v7) or 27 (u128)";
-    case MaskFault::bad_character:
-      return "'" + std::string(1, text[status.position]) + "' is not a " + to_string(alphabet) +
-             " character";
+    case MaskFault::bad_character: {
+      // One byte of the input: printable ASCII as itself, any other as \xNN, since a raw NUL
+      // would end a C caller's message and a lone byte of a UTF-8 sequence is not text.
+      const auto c = static_cast<unsigned char>(text[status.position]);
+      static constexpr char kHex[] = "0123456789abcdef";
+      const std::string ch = c >= 0x20 && c < 0x7f
+                                 ? std::string(1, static_cast<char>(c))
+                                 : std::string{'\\', 'x', kHex[c >> 4], kHex[c & 0xf]};
+      return "'" + ch + "' is not a " + to_string(alphabet) + " character";
+    }
     case MaskFault::mistyped:
       return std::string(
                  "the check character does not match: a character is mistyped or two are swapped") +

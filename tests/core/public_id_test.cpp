@@ -228,6 +228,11 @@ TEST(PublicId, MalformedTextIsAParseErrorWithThePosition) {
       {"0" + good.substr(1), MaskFault::bad_character, 0, "'0' is not a base58 character"},
       {good.substr(0, 5) + "l" + good.substr(6), MaskFault::bad_character, 5, "'l'"},
       {good.substr(0, 9) + "-" + good.substr(10), MaskFault::bad_character, 9, "'-'"},
+      // A byte that is not printable ASCII is spelled out: a raw NUL would end the message
+      // of every C caller, a lone byte of a UTF-8 sequence would make it invalid UTF-8.
+      {good.substr(0, 3) + std::string(1, '\0') + good.substr(4), MaskFault::bad_character, 3,
+       "'\\x00' is not a base58 character"},
+      {good.substr(0, 14) + "\xc3\xa9", MaskFault::bad_character, 14, "'\\xc3' is not"},
   };
   for (const Bad& b : cases) {
     PublicIdInfo info;

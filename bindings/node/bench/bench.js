@@ -1,6 +1,6 @@
 'use strict';
 // Node: idforge beside npm uuid (v4, v7), crypto.randomUUID(), npm ulid and
-// @sapphire/snowflake, in one run, one thread.
+// @sapphire/snowflake, in one run, one thread; and the cost of a masking call.
 //
 // usage: IDFORGE_NODE_ADDON=build/bindings/node/idforge.node node bindings/node/bench/bench.js
 //
@@ -40,6 +40,11 @@ const N = 300000;
 const sf = new idforge.Snowflake({ layout: 'twitter', node: 1 });
 const wide = new idforge.Snowflake({ layout: 'time=41,dc=0,worker=4,seq=18', node: 1 });
 const monotonic = monotonicFactory();
+// The public test key of tests/core/mask_support.hpp (never use it for anything real).
+const kr = idforge.MaskKeyring.fromText('1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
+const RAW = { form: 'raw' };
+const masked = kr.mask(4001n, RAW);
+const pub = kr.mask(4001n);
 const rows = [
   ['crypto.randomUUID()', nsPerCall(() => crypto.randomUUID(), N)],
   ['npm uuid v4()', nsPerCall(() => uuid.v4(), N)],
@@ -54,6 +59,10 @@ const rows = [
   ['idforge Snowflake.next(), wide', nsPerCall(() => wide.next(), N)],
   ['idforge Snowflake.nextString(), wide', nsPerCall(() => wide.nextString(), N)],
   ['idforge Snowflake.nextBatch(1000) per ID, wide', nsPerCall(() => wide.nextBatch(1000), 3000) / 1000],
+  ['idforge MaskKeyring.mask(n, {form: raw}), u63 bigint', nsPerCall(() => kr.mask(4001n, RAW), N)],
+  ['idforge MaskKeyring.unmask(m), raw u63 bigint', nsPerCall(() => kr.unmask(masked), N)],
+  ['idforge MaskKeyring.mask(n), u63 -> public string', nsPerCall(() => kr.mask(4001n), N)],
+  ['idforge MaskKeyring.unmask(pub), public -> bigint', nsPerCall(() => kr.unmask(pub), N)],
 ];
 const d = Object.fromEntries(rows);
 const width = Math.max(...rows.map((r) => r[0].length));

@@ -408,6 +408,332 @@ Napi::Value SfLayout(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, out.data(), needed - 1);
 }
 
+// ---- MaskKeyring ---------------------------------------------------------------------------
+// A keyring handle (idforge.h's idforge_mask_keyring) in an External that index.js's
+// MaskKeyring class keeps in a private field, as for Snowflake. The handle is immutable; it
+// belongs to the thread (worker) that made it, as every JavaScript object does.
+
+struct KeyringBox {
+  idforge_mask_keyring* handle = nullptr;
+};
+
+void free_keyring_box(napi_env, void* data, void*) {
+  auto* box = static_cast<KeyringBox*>(data);
+  idforge_mask_keyring_free(box->handle);  // wipes the keys
+  delete box;
+}
+
+Napi::Value keyring_value(Napi::Env env, idforge_mask_keyring* h) {
+  napi_value ext;
+  auto* box = new KeyringBox{h};
+  if (napi_create_external(env, box, free_keyring_box, nullptr, &ext) != napi_ok) {
+    free_keyring_box(env, box, nullptr);
+    Napi::Error::New(env, "MaskKeyring: cannot make its handle").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Value(env, ext);
+}
+
+const idforge_mask_keyring* keyring_arg(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsExternal()) {
+    Napi::TypeError::New(info.Env(), "not a MaskKeyring handle").ThrowAsJavaScriptException();
+    return nullptr;
+  }
+  return info[0].As<Napi::External<KeyringBox>>().Data()->handle;
+}
+
+// mkFromFile(path): path a string or a Buffer/Uint8Array of bytes (a path need not be UTF-8).
+Napi::Value MkFromFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string path;
+  if (info.Length() >= 1 && info[0].IsTypedArray() &&
+      info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    path.assign(reinterpret_cast<const char*>(bytes.Data()), bytes.ElementLength());
+    if (path.find('\0') != std::string::npos) {
+      type_error(env, "MaskKeyring.fromFile: path '" + shown(path) +
+                          "' contains a NUL byte: path must not contain one");
+      return env.Undefined();
+    }
+  } else if (!string_arg(env, info.Length() >= 1 ? info[0] : env.Undefined(),
+                         "MaskKeyring.fromFile: path", path)) {
+    return env.Undefined();
+  }
+  idforge_mask_keyring* h = nullptr;
+  if (!ok(env, idforge_mask_keyring_from_file(path.c_str(), &h))) return env.Undefined();
+  return keyring_value(env, h);
+}
+
+Napi::Value MkFromEnvironment(const Napi::CallbackInfo& info) {
+  idforge_mask_keyring* h = nullptr;
+  if (!ok(info.Env(), idforge_mask_keyring_from_environment(&h))) return info.Env().Undefined();
+  return keyring_value(info.Env(), h);
+}
+
+Napi::Value MkFromText(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) {
+    type_error(env, "MaskKeyring.fromText: text must be a string");
+    return env.Undefined();
+  }
+  const std::string text = info[0].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
+  idforge_mask_keyring* h = nullptr;
+  if (!ok(env, idforge_mask_keyring_from_text(text.data(), text.size(), &h)))
+    return env.Undefined();
+  return keyring_value(env, h);
+}
+
+Napi::Value MkKeyIds(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const idforge_mask_keyring* h = keyring_arg(info);
+  if (!h) return env.Undefined();
+  unsigned ids[64];
+  std::size_t count = 0;
+  if (!ok(env, idforge_mask_keyring_ids(h, ids, 64, &count))) return env.Undefined();
+  Napi::Array a = Napi::Array::New(env, count);
+  for (std::size_t i = 0; i < count; ++i)
+    a.Set(static_cast<std::uint32_t>(i), Napi::Number::New(env, ids[i]));
+  return a;
+}
+
+Napi::Value NewMaskKey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    type_error(env, "newMaskKey(keyId): keyId must be a number");
+    return env.Undefined();
+  }
+  const double d = info[0].As<Napi::Number>().DoubleValue();
+  if (!(d >= 0 && d <= 57) || d != static_cast<double>(static_cast<unsigned>(d))) {
+    range_error(
+        env, "newMaskKey(" + info[0].ToString().Utf8Value() + "): a key ID is an integer in 0..57");
+    return env.Undefined();
+  }
+  char line[IDFORGE_MASK_KEY_LINE_SIZE];
+  if (!ok(env, idforge_mask_new_key(static_cast<unsigned>(d), line, sizeof line)))
+    return env.Undefined();
+  Napi::String s = Napi::String::New(env, line);
+  volatile char* p = line;  // the line is a secret: leave no copy on the stack
+  for (std::size_t i = 0; i < sizeof line; ++i) p[i] = 0;
+  return s;
+}
+
+// The options index.js has checked and turned into idforge.h's numbers.
+struct MaskArgs {
+  const idforge_mask_keyring* h = nullptr;
+  int mode = IDFORGE_MASK_AUTO;
+  bool raw = false;
+  idforge_public_alphabet alphabet = IDFORGE_BASE58;
+  int key_id = IDFORGE_MASK_KEY_PRIMARY;
+};
+
+// mkMask/mkUnmask(handle, value, mode, raw, alphabet, keyId).
+bool mask_args(const Napi::CallbackInfo& info, MaskArgs& a) {
+  a.h = keyring_arg(info);
+  if (!a.h) return false;
+  if (info.Length() < 6 || !info[2].IsNumber() || !info[3].IsBoolean() || !info[4].IsNumber() ||
+      !info[5].IsNumber()) {
+    type_error(info.Env(), "mkMask(handle, value, mode, raw, alphabet, keyId): bad arguments");
+    return false;
+  }
+  a.mode = info[2].As<Napi::Number>().Int32Value();
+  a.raw = info[3].As<Napi::Boolean>().Value();
+  a.alphabet = static_cast<idforge_public_alphabet>(info[4].As<Napi::Number>().Int32Value());
+  a.key_id = info[5].As<Napi::Number>().Int32Value();
+  // index.js passes checked numbers; the raw export must not index kModeNames with others.
+  if (a.mode < IDFORGE_MASK_AUTO || a.mode > IDFORGE_MASK_V7 ||
+      (a.alphabet != IDFORGE_BASE58 && a.alphabet != IDFORGE_BASE62)) {
+    range_error(info.Env(), "mkMask: mode " + std::to_string(a.mode) + " or alphabet " +
+                                std::to_string(static_cast<int>(a.alphabet)) + " out of range");
+    return false;
+  }
+  return true;
+}
+
+const char* const kModeNames[] = {"u63", "u128", "v7"};
+
+bool all_digits(const std::string& t) {
+  if (t.empty()) return false;
+  for (char c : t)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// A value as the masking functions take it: a u63 integer (bigint, number or decimal string)
+// or a UUID (its text). False with an exception pending.
+struct Value {
+  bool is_uuid = false;
+  std::uint64_t u63 = 0;
+  idforge_uuid uuid{};
+};
+
+bool u63_range_error(Napi::Env env, const char* fn, const std::string& shown_value) {
+  range_error(env, std::string(fn) + " " + shown_value +
+                       ": a u63 value is an integer in 1..2^63-1 (a bigint, a safe integer or "
+                       "decimal text)");
+  return false;
+}
+
+bool value_arg(Napi::Env env, const Napi::Value& v, const char* fn, Value& out) {
+  constexpr std::uint64_t kMax = (std::uint64_t{1} << 63) - 1;
+  if (v.IsBigInt()) {
+    bool lossless = false;
+    out.u63 = v.As<Napi::BigInt>().Uint64Value(&lossless);
+    if (env.IsExceptionPending()) return false;
+    if (!lossless || out.u63 == 0 || out.u63 > kMax)
+      return u63_range_error(env, fn, shown(v.ToString().Utf8Value()) + "n");
+    return true;
+  }
+  if (v.IsNumber()) {
+    const double d = v.As<Napi::Number>().DoubleValue();
+    if (!(d >= 1 && d <= 9007199254740991.0) ||
+        d != static_cast<double>(static_cast<std::uint64_t>(d)))
+      return u63_range_error(env, fn, v.ToString().Utf8Value());
+    out.u63 = static_cast<std::uint64_t>(d);
+    return true;
+  }
+  if (!v.IsString()) {
+    type_error(env, std::string(fn) +
+                        ": the value must be a bigint, a number or a string (decimal or a UUID)");
+    return false;
+  }
+  const std::string t = v.As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return false;
+  if (all_digits(t)) {
+    if (t.size() > 19) return u63_range_error(env, fn, "'" + shown(t) + "'");
+    std::uint64_t x = 0;
+    for (char c : t) x = x * 10 + static_cast<std::uint64_t>(c - '0');
+    if (x == 0 || x > kMax) return u63_range_error(env, fn, "'" + shown(t) + "'");
+    out.u63 = x;
+    return true;
+  }
+  if (idforge_uuid_parse(t.data(), t.size(), &out.uuid) != IDFORGE_OK) {
+    throw_error(env, IDFORGE_E_PARSE_ERROR,
+                std::string(fn) + " '" + shown(t) +
+                    "': neither decimal digits (a u63 value) nor a UUID: " + idforge_last_error(),
+                Kind::Range);
+    return false;
+  }
+  out.is_uuid = true;
+  return true;
+}
+
+// A u63 value goes with mode auto or u63 only, a UUID with auto, u128 or v7.
+bool mode_fits(Napi::Env env, const char* fn, const Value& v, int mode) {
+  if (v.is_uuid ? mode != IDFORGE_MASK_U63
+                : (mode == IDFORGE_MASK_AUTO || mode == IDFORGE_MASK_U63))
+    return true;
+  range_error(env, std::string(fn) + ": mode '" + kModeNames[mode] + "' takes " +
+                       (v.is_uuid ? "an integer, not a UUID" : "a UUID, not an integer"));
+  return false;
+}
+
+Napi::Value uuid_string(Napi::Env env, const idforge_uuid& u) {
+  char text[IDFORGE_UUID_TEXT_SIZE];
+  if (!ok(env, idforge_uuid_format(&u, text, sizeof text))) return env.Undefined();
+  return Napi::String::New(env, text, 36);
+}
+
+Napi::Value MkMask(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MaskArgs a;
+  Value v;
+  if (!mask_args(info, a) || !value_arg(env, info[1], "mask", v) ||
+      !mode_fits(env, "mask", v, a.mode))
+    return env.Undefined();
+  if (!v.is_uuid) {
+    if (a.raw) {
+      std::uint64_t m;
+      if (!ok(env, idforge_mask_u63(a.h, a.key_id, v.u63, &m))) return env.Undefined();
+      return Napi::BigInt::New(env, m);
+    }
+    char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+    if (!ok(env, idforge_mask_public_u63(a.h, a.key_id, v.u63, a.alphabet, text, sizeof text)))
+      return env.Undefined();
+    return Napi::String::New(env, text, 16);
+  }
+  const auto mode = static_cast<idforge_mask_mode>(a.mode);
+  if (a.raw) {
+    idforge_uuid m;
+    if (!ok(env, idforge_mask_uuid(a.h, a.key_id, mode, &v.uuid, &m))) return env.Undefined();
+    return uuid_string(env, m);
+  }
+  char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+  if (!ok(env,
+          idforge_mask_public_uuid(a.h, a.key_id, mode, &v.uuid, a.alphabet, text, sizeof text)))
+    return env.Undefined();
+  return Napi::String::New(env, text);
+}
+
+// A public ID's value: a bigint (u63) or a UUID string.
+Napi::Value public_value(Napi::Env env, const idforge_public_id& p) {
+  if (p.mode == IDFORGE_MASK_U63) return Napi::BigInt::New(env, p.value);
+  return uuid_string(env, p.uuid);
+}
+
+// Reads text as a public ID; false with an exception pending.
+bool read_public(Napi::Env env, const MaskArgs& a, const std::string& text,
+                 idforge_public_id& out) {
+  return ok(env, idforge_unmask_public(a.h, text.data(), text.size(), a.alphabet,
+                                       static_cast<idforge_mask_mode>(a.mode), a.key_id, &out));
+}
+
+// A UUID's text forms have 32, 36, 38 or 45 characters, a public ID 16, 26 or 27: the length
+// alone routes a string (a failed UUID parse would cost an exception inside the library).
+bool maybe_uuid(const std::string& t) {
+  return t.size() == 32 || t.size() == 36 || t.size() == 38 || t.size() == 45;
+}
+
+// A string is a public ID unless raw is asked for or it is a UUID (a hyphen or its length
+// rules out a public ID), as `idforge unmask` reads it; a bigint or number is a raw u63.
+Napi::Value MkUnmask(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MaskArgs a;
+  if (!mask_args(info, a)) return env.Undefined();
+  if (info[1].IsString()) {
+    const std::string t = info[1].As<Napi::String>().Utf8Value();
+    if (env.IsExceptionPending()) return env.Undefined();
+    if (!a.raw && !maybe_uuid(t)) {
+      idforge_public_id p;
+      if (!read_public(env, a, t, p)) return env.Undefined();
+      return public_value(env, p);
+    }
+  }
+  Value v;
+  if (!value_arg(env, info[1], "unmask", v) || !mode_fits(env, "unmask", v, a.mode))
+    return env.Undefined();
+  if (!v.is_uuid) {
+    std::uint64_t back;
+    if (!ok(env, idforge_unmask_u63(a.h, a.key_id, v.u63, &back))) return env.Undefined();
+    return Napi::BigInt::New(env, back);
+  }
+  idforge_uuid back;
+  if (!ok(env, idforge_unmask_uuid(a.h, a.key_id, static_cast<idforge_mask_mode>(a.mode), &v.uuid,
+                                   &back)))
+    return env.Undefined();
+  return uuid_string(env, back);
+}
+
+// mkReadPublic(handle, text, alphabet) -> {mode, keyId, value}
+Napi::Value MkReadPublic(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  MaskArgs a;
+  a.h = keyring_arg(info);
+  if (!a.h) return env.Undefined();
+  std::string t;
+  if (!string_arg(env, info.Length() > 1 ? info[1] : env.Undefined(), "readPublicId: text", t))
+    return env.Undefined();
+  if (info.Length() > 2 && info[2].IsNumber())
+    a.alphabet = static_cast<idforge_public_alphabet>(info[2].As<Napi::Number>().Int32Value());
+  idforge_public_id p;
+  if (!read_public(env, a, t, p)) return env.Undefined();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("mode", Napi::String::New(env, kModeNames[p.mode]));
+  o.Set("keyId", Napi::Number::New(env, p.key_id));
+  o.Set("value", public_value(env, p));
+  return o;
+}
+
 // A plain N-API function on exports (no node-addon-api wrapper: see the Snowflake comment).
 void set_raw(Napi::Env env, Napi::Object exports, const char* name, napi_callback cb) {
   napi_value f;
@@ -430,6 +756,15 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sfClosed", Napi::Function::New<SfClosed>(env, "sfClosed"));
   exports.Set("sfNode", Napi::Function::New<SfNode>(env, "sfNode"));
   exports.Set("sfLayout", Napi::Function::New<SfLayout>(env, "sfLayout"));
+  exports.Set("mkFromFile", Napi::Function::New<MkFromFile>(env, "mkFromFile"));
+  exports.Set("mkFromEnvironment",
+              Napi::Function::New<MkFromEnvironment>(env, "mkFromEnvironment"));
+  exports.Set("mkFromText", Napi::Function::New<MkFromText>(env, "mkFromText"));
+  exports.Set("mkKeyIds", Napi::Function::New<MkKeyIds>(env, "mkKeyIds"));
+  exports.Set("mkMask", Napi::Function::New<MkMask>(env, "mkMask"));
+  exports.Set("mkUnmask", Napi::Function::New<MkUnmask>(env, "mkUnmask"));
+  exports.Set("mkReadPublic", Napi::Function::New<MkReadPublic>(env, "mkReadPublic"));
+  exports.Set("newMaskKey", Napi::Function::New<NewMaskKey>(env, "newMaskKey"));
   exports.Set("version", Napi::String::New(env, idforge_version()));
   return exports;
 }

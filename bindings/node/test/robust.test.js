@@ -104,3 +104,23 @@ test('a message echoes at most a bounded piece of a huge input', () => {
   assert.throws(() => idforge.decompose(`x${huge}`), (e) => e.message.length < 200);
   assert.throws(() => new idforge.Snowflake({ layout: `${huge}\0`, node: 1 }), (e) => e.message.length < 300);
 });
+
+test('IDFORGE_NODE_ADDON may be a path relative to the working directory', () => {
+  const addon = path.resolve(process.env.IDFORGE_NODE_ADDON || path.join(pkg, 'idforge.node'));
+  const cwd = path.dirname(path.dirname(addon));
+  const r = spawnSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(pkg)}).uuid7())`],
+                      { encoding: 'utf8', timeout: 30000, cwd,
+                        env: { ...process.env, IDFORGE_NODE_ADDON: path.relative(cwd, addon) } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^[0-9a-f]{8}-/);
+});
+
+test('the raw masking exports refuse modes and alphabets index.js would never pass', () => {
+  const h = native.mkFromText('1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
+  assert.throws(() => native.mkMask(h, 5n, 99, false, 0, -1), RangeError);
+  assert.throws(() => native.mkMask(h, 5n, -2, false, 0, -1), RangeError);
+  assert.throws(() => native.mkUnmask(h, 5n, 0, false, 7, -1), RangeError);
+  assert.throws(() => native.mkMask({}, 5n, 0, false, 0, -1), TypeError);
+  assert.throws(() => native.mkMask(h, 5n), TypeError);
+  assert.equal(native.mkMask(h, 4001n, 0, true, 0, -1), 8888165847862036857n);
+});

@@ -1,7 +1,8 @@
 """idforge: unique IDs generated inside the process, with idforge's guarantees.
 
 UUIDv7, UUIDv4 and ULID need no setup; a Snowflake generator takes a fixed node ID or leases
-one from the same stores as ``idforge serve --lease``. Every call goes through libidforge.so
+one from the same stores as ``idforge serve --lease``. A MaskKeyring turns internal keys into
+public IDs that leak nothing and back (docs/PUBLIC-IDS.md). Every call goes through libidforge.so
 (the C ABI); see docs/BINDINGS.md.
 """
 
@@ -18,13 +19,17 @@ from ._idforge import (  # noqa: F401  (re-exported)
     InvalidArgumentError,
     LayoutError,
     LeaseError,
+    MaskKeyError,
+    MaskKeyring,
     NodeOutOfRangeError,
+    NotOursError,
     ParseError,
     Snowflake,
     StoreUnreachableError,
     __version__,
     compose,
     decompose,
+    new_mask_key,
     parse_ulid,
     parse_uuid,
     ulid,
@@ -37,8 +42,9 @@ from ._idforge import _after_fork_in_child, _inspect_json
 
 __all__ = [
     "ClockError", "Error", "ExhaustedError", "FencedError", "ForkedError", "InternalError",
-    "InvalidArgumentError", "LayoutError", "LeaseError", "NodeOutOfRangeError", "ParseError",
-    "Snowflake", "StoreUnreachableError", "compose", "decompose", "inspect", "parse_ulid",
+    "InvalidArgumentError", "LayoutError", "LeaseError", "MaskKeyError", "MaskKeyring",
+    "NodeOutOfRangeError", "NotOursError", "ParseError", "Snowflake", "StoreUnreachableError",
+    "compose", "decompose", "inspect", "new_mask_key", "parse_ulid",
     "parse_uuid", "ulid", "uuid4", "uuid4_str", "uuid7", "uuid7_str",
 ]
 

@@ -32,6 +32,8 @@ struct Exceptions {
   PyObject* layout = nullptr;       // LayoutError(Error, ValueError)
   PyObject* node = nullptr;         // NodeOutOfRangeError(Error, ValueError)
   PyObject* argument = nullptr;     // InvalidArgumentError(Error, ValueError)
+  PyObject* mask_key = nullptr;     // MaskKeyError(InvalidArgumentError)
+  PyObject* not_ours = nullptr;     // NotOursError(InvalidArgumentError)
   PyObject* clock = nullptr;        // ClockError(Error, RuntimeError)
   PyObject* exhausted = nullptr;    // ExhaustedError(Error, RuntimeError)
   PyObject* forked = nullptr;       // ForkedError(Error, RuntimeError)
@@ -55,9 +57,11 @@ PyObject* exception_for(idforge_status s) {
     case IDFORGE_E_BUFFER_TOO_SMALL:
     case IDFORGE_E_NOT_FOUND:
     case IDFORGE_E_ALREADY_EXISTS:
-    case IDFORGE_E_KEY_ERROR:
-    case IDFORGE_E_NOT_OURS:
       return g_exc.argument;
+    case IDFORGE_E_KEY_ERROR:
+      return g_exc.mask_key;
+    case IDFORGE_E_NOT_OURS:
+      return g_exc.not_ours;
     case IDFORGE_E_CLOCK_MOVED_BACKWARDS:
     case IDFORGE_E_CLOCK_BEFORE_EPOCH:
       return g_exc.clock;
@@ -564,6 +568,311 @@ py::bytes parse_ulid(const py::object& text_obj) {
   return py::bytes(reinterpret_cast<const char*>(u.bytes), 16);
 }
 
+// ---- MaskKeyring ---------------------------------------------------------------------------
+// Masking keys (idforge.h's idforge_mask_keyring). The handle is immutable, so a keyring may
+// be used from any number of Python threads; mask() and unmask() keep the GIL (a call is a
+// few hundred nanoseconds, less than releasing and taking it back would cost).
+
+using KeyringHandle = std::shared_ptr<idforge_mask_keyring>;
+
+// The modes and options of mask()/unmask(), as idforge.h numbers them.
+struct MaskOptions {
+  int mode = IDFORGE_MASK_AUTO;
+  bool raw = false;
+  idforge_public_alphabet alphabet = IDFORGE_BASE58;
+  int key_id = IDFORGE_MASK_KEY_PRIMARY;
+};
+
+const char* const kModeNames[] = {"u63", "u128", "v7"};
+
+// A str option whose value is one of names (its index), else InvalidArgumentError naming it.
+int choice_arg(py::handle v, const char* what, std::initializer_list<const char*> names,
+               const char* rule) {
+  if (!PyUnicode_Check(v.ptr()))
+    raise_type(std::string(what) + " must be a str, not " + Py_TYPE(v.ptr())->tp_name);
+  int i = 0;
+  for (const char* n : names) {
+    if (PyUnicode_CompareWithASCIIString(v.ptr(), n) == 0) return i;
+    ++i;
+  }
+  raise_with(g_exc.argument, "invalid_argument",
+             std::string(what) + " " + shown(v) + ": expected " + rule);
+}
+
+int mode_arg(py::handle v) {
+  return choice_arg(v, "mode", {"auto", "u63", "u128", "v7"}, "'auto', 'u63', 'u128' or 'v7'") - 1;
+}
+
+// The keyword arguments after the value (vectorcall layout: values follow the positional
+// ones, names in kwnames). allow_form: mask() takes form=, unmask() does not.
+void read_mask_options(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
+                       bool allow_form, MaskOptions& o) {
+  if (nargs != 1)
+    raise_type(std::string(fn) + "() takes one positional argument, the value (" +
+               std::to_string(nargs) + " given); the options are keywords");
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    py::handle v = args[nargs + i];
+    if (PyUnicode_CompareWithASCIIString(name, "mode") == 0) {
+      o.mode = mode_arg(v);
+    } else if (allow_form && PyUnicode_CompareWithASCIIString(name, "form") == 0) {
+      o.raw = choice_arg(v, "form", {"public", "raw"}, "'public' or 'raw'") == 1;
+    } else if (PyUnicode_CompareWithASCIIString(name, "alphabet") == 0) {
+      o.alphabet = static_cast<idforge_public_alphabet>(
+          choice_arg(v, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
+    } else if (PyUnicode_CompareWithASCIIString(name, "key_id") == 0) {
+      if (!v.is_none())
+        o.key_id = int_arg<int>(v, "key_id", g_exc.argument, "invalid_argument", 0, INT32_MAX,
+                                "a key ID is an integer in 0..57");
+    } else {
+      raise_type(std::string(fn) + "() got an unexpected keyword argument " + shown(name));
+    }
+  }
+}
+
+bool is_uuid(py::handle v) {
+  return PyObject_TypeCheck(v.ptr(), g_uuid_type);
+}
+
+// The 16 bytes of a uuid.UUID (its int, big-endian).
+idforge_uuid uuid_bytes(py::handle v) {
+  PyObject* i = PyObject_GetAttr(v.ptr(), g_str_int);
+  if (!i) throw py::error_already_set();
+  idforge_uuid u;
+  const int r = PyLong_Check(i) ? _PyLong_AsByteArray(reinterpret_cast<PyLongObject*>(i), u.bytes,
+                                                      16, /*little_endian=*/0, /*is_signed=*/0
+#if PY_VERSION_HEX >= 0x030D0000
+                                                      ,
+                                                      /*with_exceptions=*/1
+#endif
+                                                      )
+                                : -1;
+  Py_DECREF(i);
+  if (r < 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "uuid.UUID without an int");
+    throw py::error_already_set();
+  }
+  return u;
+}
+
+py::object uuid_object(const idforge_uuid& u) {
+  PyObject* o = make_uuid(u.bytes);
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
+// A u63 value: an int in 1..2**63-1 (bool and the rest are a TypeError).
+std::uint64_t u63_arg(py::handle v, const char* fn) {
+  return int_arg<std::uint64_t>(v, (std::string(fn) + ": value").c_str(), g_exc.argument,
+                                "invalid_argument", 1, (std::uint64_t{1} << 63) - 1,
+                                "a u63 value is an integer in 1..2**63-1");
+}
+
+// An int goes with mode auto or u63 only, a uuid.UUID with auto, u128 or v7.
+void check_mode_for(const char* fn, py::handle v, const MaskOptions& o, bool is_int) {
+  if (is_int ? (o.mode == IDFORGE_MASK_AUTO || o.mode == IDFORGE_MASK_U63)
+             : o.mode != IDFORGE_MASK_U63)
+    return;
+  raise_with(g_exc.argument, "invalid_argument",
+             std::string(fn) + ": mode '" + kModeNames[o.mode] + "' takes " +
+                 (is_int ? "a uuid.UUID" : "an int") + ", not " + shown(v));
+}
+
+class MaskKeyring {
+ public:
+  explicit MaskKeyring(idforge_mask_keyring* raw) : h_(raw, idforge_mask_keyring_free) {}
+
+  static MaskKeyring from_file(const py::object& path) {
+    // os.fsencode: str (surrogate-escaped bytes included), bytes or os.PathLike, as open() takes.
+    py::object encoded = py::module_::import("os").attr("fsencode")(path);
+    const std::string p = encoded.cast<std::string>();
+    if (p.find('\0') != std::string::npos)
+      raise_with(g_exc.argument, "invalid_argument",
+                 "path '" + shown(p) + "' contains a NUL byte: a path must not contain one");
+    idforge_mask_keyring* raw = nullptr;
+    check(idforge_mask_keyring_from_file(p.c_str(), &raw));
+    return MaskKeyring(raw);
+  }
+
+  static MaskKeyring from_environment() {
+    idforge_mask_keyring* raw = nullptr;
+    check(idforge_mask_keyring_from_environment(&raw));
+    return MaskKeyring(raw);
+  }
+
+  static MaskKeyring from_text(const py::object& text_obj) {
+    if (!PyUnicode_Check(text_obj.ptr()))
+      raise_type(std::string("from_text: text must be a str, not ") +
+                 Py_TYPE(text_obj.ptr())->tp_name);
+    Py_ssize_t n = 0;
+    const char* u = PyUnicode_AsUTF8AndSize(text_obj.ptr(), &n);
+    if (!u) throw py::error_already_set();
+    idforge_mask_keyring* raw = nullptr;
+    check(idforge_mask_keyring_from_text(u, static_cast<std::size_t>(n), &raw));
+    return MaskKeyring(raw);
+  }
+
+  std::vector<unsigned> key_ids() const {
+    std::vector<unsigned> ids(64);
+    std::size_t count = 0;
+    check(idforge_mask_keyring_ids(h_.get(), ids.data(), ids.size(), &count));
+    ids.resize(count);
+    return ids;
+  }
+
+  py::dict read_public_id(const py::object& text_obj, const py::object& alphabet_obj) const {
+    const auto alphabet = static_cast<idforge_public_alphabet>(
+        choice_arg(alphabet_obj, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
+    const idforge_public_id info = read_public(text_obj, alphabet, IDFORGE_MASK_AUTO,
+                                               IDFORGE_MASK_KEY_PRIMARY, "read_public_id");
+    py::dict d;
+    d["mode"] = kModeNames[info.mode];
+    d["key_id"] = info.key_id;
+    d["value"] = public_value(info);
+    return d;
+  }
+
+  // mask(value, *, mode, form, alphabet, key_id)
+  PyObject* mask(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const {
+    MaskOptions o;
+    read_mask_options("mask", args, nargs, kwnames, true, o);
+    py::handle v = args[0];
+    const bool is_int = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());
+    if (!is_int && !is_uuid(v))
+      raise_type(std::string("mask() takes an int or a uuid.UUID, not ") +
+                 Py_TYPE(v.ptr())->tp_name + " (for text, pass int(text) or uuid.UUID(text))");
+    check_mode_for("mask", v, o, is_int);
+    if (is_int) {
+      const std::uint64_t value = u63_arg(v, "mask");
+      if (o.raw) {
+        std::uint64_t m;
+        check(idforge_mask_u63(h_.get(), o.key_id, value, &m));
+        return PyLong_FromUnsignedLongLong(m);
+      }
+      char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+      check(idforge_mask_public_u63(h_.get(), o.key_id, value, o.alphabet, text, sizeof text));
+      return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, text, 16);
+    }
+    const idforge_uuid u = uuid_bytes(v);
+    const auto mode = static_cast<idforge_mask_mode>(o.mode);
+    if (o.raw) {
+      idforge_uuid m;
+      check(idforge_mask_uuid(h_.get(), o.key_id, mode, &u, &m));
+      return uuid_object(m).release().ptr();
+    }
+    char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+    check(idforge_mask_public_uuid(h_.get(), o.key_id, mode, &u, o.alphabet, text, sizeof text));
+    return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, text,
+                                     static_cast<Py_ssize_t>(std::strlen(text)));
+  }
+
+  // unmask(value, *, mode, alphabet, key_id): a str is a public ID, an int or a uuid.UUID a
+  // raw masked value.
+  PyObject* unmask(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const {
+    MaskOptions o;
+    read_mask_options("unmask", args, nargs, kwnames, false, o);
+    py::handle v = args[0];
+    if (PyUnicode_Check(v.ptr())) {
+      const idforge_public_id info =
+          read_public(v, o.alphabet, static_cast<idforge_mask_mode>(o.mode), o.key_id, "unmask");
+      return public_value(info).release().ptr();
+    }
+    const bool is_int = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());
+    if (!is_int && !is_uuid(v))
+      raise_type(std::string("unmask() takes a public ID (str), or a raw masked int or uuid.UUID, "
+                             "not ") +
+                 Py_TYPE(v.ptr())->tp_name);
+    check_mode_for("unmask", v, o, is_int);
+    if (is_int) {
+      std::uint64_t back;
+      check(idforge_unmask_u63(h_.get(), o.key_id, u63_arg(v, "unmask"), &back));
+      return PyLong_FromUnsignedLongLong(back);
+    }
+    const idforge_uuid m = uuid_bytes(v);
+    idforge_uuid back;
+    check(
+        idforge_unmask_uuid(h_.get(), o.key_id, static_cast<idforge_mask_mode>(o.mode), &m, &back));
+    return uuid_object(back).release().ptr();
+  }
+
+ private:
+  idforge_public_id read_public(py::handle text_obj, idforge_public_alphabet alphabet,
+                                idforge_mask_mode expect_mode, int expect_key_id,
+                                const char* fn) const {
+    if (!PyUnicode_Check(text_obj.ptr()))
+      raise_type(std::string(fn) + ": a public ID is a str, not " +
+                 Py_TYPE(text_obj.ptr())->tp_name);
+    Py_ssize_t n = 0;
+    const char* u = PyUnicode_AsUTF8AndSize(text_obj.ptr(), &n);
+    if (!u) {  // a lone surrogate (from surrogateescape, say) has no UTF-8 form
+      PyErr_Clear();
+      raise_with(g_exc.parse, "parse_error",
+                 std::string(fn) + ": public ID " + shown(text_obj) +
+                     " is not valid text (it holds a lone surrogate); a public ID is base58 or "
+                     "base62 characters");
+    }
+    idforge_public_id info;
+    check(idforge_unmask_public(h_.get(), u, static_cast<std::size_t>(n), alphabet, expect_mode,
+                                expect_key_id, &info));
+    return info;
+  }
+
+  static py::object public_value(const idforge_public_id& info) {
+    if (info.mode == IDFORGE_MASK_U63)
+      return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(info.value));
+    return uuid_object(info.uuid);
+  }
+
+  KeyringHandle h_;
+};
+
+// The instance's MaskKeyring (set by a factory; nullptr for an object made another way).
+const MaskKeyring* keyring_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  void* value =
+      inst->simple_layout ? inst->simple_value_holder[0] : inst->get_value_and_holder().value_ptr();
+  if (!value)
+    raise_with(g_exc.argument, "invalid_argument",
+               "MaskKeyring is not initialised: make one with MaskKeyring.from_file(), "
+               "from_environment() or from_text()");
+  return static_cast<const MaskKeyring*>(value);
+}
+
+// mask() and unmask() as vectorcall methods of the pybind11 type, as Snowflake.next():
+// pybind11's keyword dispatch costs more than the masking itself.
+template <PyObject* (MaskKeyring::*Method)(PyObject* const*, Py_ssize_t, PyObject*) const>
+PyObject* keyring_call(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                       PyObject* kwnames) {
+  try {
+    return (keyring_of(self)->*Method)(args, PyVectorcall_NARGS(nargsf), kwnames);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(g_exc.internal, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef g_keyring_methods[] = {
+    {"mask",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::mask>)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "mask(value, *, mode='auto', form='public', alphabet='base58', key_id=None) -> str | int | "
+     "uuid.UUID\n\nMasks an int (mode u63, 1..2**63-1) or a uuid.UUID (u128; v7 for a UUIDv7 "
+     "under 'auto') with the primary key, or the key key_id names. form='public' gives the "
+     "short text ID; form='raw' the masked int or uuid.UUID."},
+    {"unmask",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::unmask>)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "unmask(value, *, mode='auto', alphabet='base58', key_id=None) -> int | uuid.UUID\n\nA "
+     "public ID (str) back to its int or uuid.UUID with the key it names (mode and key_id, when "
+     "given, must match it); a raw masked int or uuid.UUID back with the primary key or key_id."},
+    {nullptr, nullptr, 0, nullptr}};
+
 }  // namespace
 
 PYBIND11_MODULE(_idforge, m) {
@@ -592,6 +901,11 @@ PYBIND11_MODULE(_idforge, m) {
       "A node ID that does not fit the layout's node bits.");
   add(g_exc.argument, "InvalidArgumentError", g_exc.base, PyExc_ValueError,
       "An argument that breaks a stated rule.");
+  add(g_exc.mask_key, "MaskKeyError", g_exc.argument, nullptr,
+      "A masking key missing, malformed or not in the keyring (the message never shows a "
+      "secret).");
+  add(g_exc.not_ours, "NotOursError", g_exc.argument, nullptr,
+      "A public ID whose keyed check does not match: made with another secret, or forged.");
   add(g_exc.clock, "ClockError", g_exc.base, PyExc_RuntimeError,
       "The clock is behind the last issued ID beyond the wait bound, or before the epoch.");
   add(g_exc.exhausted, "ExhaustedError", g_exc.base, PyExc_RuntimeError,
@@ -636,6 +950,56 @@ PYBIND11_MODULE(_idforge, m) {
     }
     Py_DECREF(next);
   }
+
+  py::class_<MaskKeyring> keyring(m, "MaskKeyring");
+  keyring
+      .def_static("from_file", &MaskKeyring::from_file, py::arg("path"),
+                  "The keyring in a file of ID:SECRET entries (str, bytes or os.PathLike).")
+      .def_static(
+          "from_environment", &MaskKeyring::from_environment,
+          "The keyring of IDFORGE_MASK_KEY_FILE (a file), else IDFORGE_MASK_KEYS (entries).")
+      .def_static("from_text", &MaskKeyring::from_text, py::arg("text"),
+                  "A keyring from entries in a str: for tests; real keys belong in a file or "
+                  "the environment, not in code.")
+      .def_property_readonly("key_ids", &MaskKeyring::key_ids,
+                             "The key IDs, the primary (the one that masks) first.")
+      .def_property_readonly(
+          "primary_key_id", [](const MaskKeyring& k) { return k.key_ids().front(); },
+          "The ID of the key that masks.")
+      .def("read_public_id", &MaskKeyring::read_public_id, py::arg("text"), py::kw_only(),
+           py::arg("alphabet") = "base58",
+           "What a public ID holds: {'mode': 'u63'|'u128'|'v7', 'key_id': int, 'value': int | "
+           "uuid.UUID}.")
+      .def("__repr__", [](const MaskKeyring& k) {
+        std::string ids;
+        for (unsigned id : k.key_ids()) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        return "<idforge.MaskKeyring key IDs [" + ids + "]>";
+      });
+  for (PyMethodDef* d = g_keyring_methods; d->ml_name; ++d) {
+    auto* type = reinterpret_cast<PyTypeObject*>(keyring.ptr());
+    PyObject* method = PyDescr_NewMethod(type, d);
+    if (!method || PyObject_SetAttrString(keyring.ptr(), d->ml_name, method) < 0) {
+      Py_XDECREF(method);
+      throw py::error_already_set();
+    }
+    Py_DECREF(method);
+  }
+  m.def(
+      "new_mask_key",
+      [](const py::object& id_obj) {
+        const auto id =
+            int_arg<unsigned>(id_obj, "new_mask_key: key_id", g_exc.argument, "invalid_argument", 0,
+                              57, "a key ID is an integer in 0..57");
+        char line[IDFORGE_MASK_KEY_LINE_SIZE];
+        check(idforge_mask_new_key(id, line, sizeof line));
+        std::string out(line);
+        volatile char* p = line;  // the line is a secret: leave no copy on the stack
+        for (std::size_t i = 0; i < sizeof line; ++i) p[i] = 0;
+        return out;
+      },
+      py::arg("key_id"),
+      "A fresh keyring line 'ID:64 hex digits' from the OS CSPRNG (a secret: store it in a "
+      "0600 file).");
 
   m.def("_inspect_json", &inspect_json, py::arg("text"), py::arg("layout") = py::none());
   m.def("decompose", &decompose, py::arg("id"), py::arg("layout") = py::none());
