@@ -7,6 +7,7 @@
 
 #include "c_support.hpp"
 #include "idforge/coord/lease.hpp"
+#include "idforge/coord/lease_url.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #include "idforge/detail/fork_epoch.hpp"
 #include "idforge/snowflake.hpp"
@@ -43,6 +44,10 @@ SnowflakePolicy policy() {
 
 std::unique_ptr<coord::LeasedSnowflakeGenerator> lease(const std::string& url, const Layout& layout,
                                                        std::int64_t node) {
+  // A bare static:/ordinal: URL locks its node nowhere: two processes given it would issue
+  // the same IDs. The bindings have no data folder of their own to lock it in (as the CLI
+  // does), so they refuse it, as the database extensions do.
+  coord::require_node_lock(coord::parse_lease_url(url));
   coord::LeasedOptions options;
   if (node >= 0) options.keeper.node = static_cast<std::uint64_t>(node);
   return std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,

@@ -222,6 +222,13 @@ static void test_snowflake_errors(void) {
   CHECK_MESSAGE_HAS("lease store");
   CHECK_STATUS(idforge_snowflake_new("twitter", -1, "nosuch:x", &gen), IDFORGE_E_PARSE_ERROR);
   CHECK_MESSAGE_HAS("nosuch:x");
+  /* A node named by the URL and locked nowhere: two processes given it would collide. */
+  CHECK_STATUS(idforge_snowflake_new("twitter", -1, "static:5", &gen), IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("static:5");
+  CHECK_MESSAGE_HAS("state=DIR");
+  CHECK_STATUS(idforge_snowflake_new("twitter", -1, "ordinal:api-3", &gen),
+               IDFORGE_E_INVALID_ARGUMENT);
+  CHECK_MESSAGE_HAS("ordinal:api-3");
   CHECK_STATUS(idforge_snowflake_new("twitter", -1, "redis://127.0.0.1:1?timeout=200", &gen),
                IDFORGE_E_STORE_UNREACHABLE);
   CHECK_MESSAGE_HAS("127.0.0.1:1");

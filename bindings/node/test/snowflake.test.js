@@ -46,6 +46,11 @@ test('errors name the value and carry a code', () => {
   assert.throws(() => new idforge.Snowflake({ node: -1 }), RangeError);
   assert.throws(() => new idforge.Snowflake({ node: '3' }), TypeError);
   assert.throws(() => new idforge.Snowflake(), TypeError);
+  for (const url of ['static:5', 'ordinal:api-3']) {
+    assert.throws(() => new idforge.Snowflake({ leaseStore: url }),
+                  (e) => e.code === 'IDFORGE_INVALID_ARGUMENT' && e.message.includes(url) &&
+                         e.message.includes('locks nothing'));
+  }
   assert.throws(() => new idforge.Snowflake({ leaseStore: 'redis://127.0.0.1:1?timeout=200' }),
                 (e) => e.code === 'IDFORGE_STORE_UNREACHABLE' && e.message.includes('127.0.0.1:1'));
 });

@@ -73,6 +73,18 @@ def test_a_generator_needs_a_node_or_a_store():
         idforge.Snowflake("twitter", node=-2)
 
 
+def test_a_node_the_url_names_but_locks_nowhere_is_refused(lease_dir):
+    for url in ("static:5", "ordinal:api-3"):
+        with pytest.raises(idforge.InvalidArgumentError, match="locks nothing") as e:
+            idforge.Snowflake(lease_store=url)
+        assert url in str(e.value)
+    s = idforge.Snowflake(lease_store="static:5?state=" + lease_dir)
+    assert s.node == 5
+    with pytest.raises(idforge.LeaseError):
+        idforge.Snowflake(lease_store="static:5?state=" + lease_dir)
+    s.release()
+
+
 def test_unreachable_store_is_a_RuntimeError_naming_it():
     with pytest.raises(idforge.StoreUnreachableError) as e:
         idforge.Snowflake(lease_store="redis://127.0.0.1:1?timeout=200")
