@@ -5,6 +5,7 @@
 
 #include "idforge/detail/explore.hpp"
 #include "idforge/detail/fork_epoch.hpp"
+#include "idforge/detail/ms_reader.hpp"
 #include "idforge/time_format.hpp"
 
 namespace idforge {
@@ -16,6 +17,16 @@ constexpr std::int64_t kMaxPolicyMs =
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept {
   return (a + b - 1) / b;
 }
+
+// On the system clock, each thread reads the millisecond through its own TSC window
+// (detail/ms_reader.hpp): inside one, the clock still reads the millisecond the window was
+// opened in, and one rdtsc stands in for clock_gettime, which is most of an ID's cost. A
+// reading inside a window is never later than the clock; it can be earlier only across a
+// clock step, for less than the rest of that millisecond. So every reading the call acts
+// on by waiting or refusing is taken again from the clock itself (claim() below): a window
+// can only ever save a clock read, never decide a wait or a refusal.
+const bool kTscWindows = detail::tsc_windows_supported();
+thread_local detail::MsReader t_system_ms{SystemClock::instance()};
 
 }  // namespace
 
@@ -63,6 +74,7 @@ struct SnowflakeCalls {
   [[gnu::always_inline]] static Claim claim(G& g, const std::uint64_t want) noexcept {
     const typename G::Limits& lim = g.limits_;
     int rereads = 0;
+    bool from_clock = false;  // after a wait or a step back: read the clock, not a window
     for (;;) {
       // 1. The last claim, then the clock, then what may have changed since the last
       // reading: fork and epoch. The claim is loaded before the clock is read, so a reading
@@ -70,7 +82,8 @@ struct SnowflakeCalls {
       // this thread waited for a core and others claimed later ticks.
       std::uint64_t last = g.stamp_.load(std::memory_order_acquire);
       bool last_predates_reading = true;
-      const std::int64_t now_ms = g.clock_.now_ms();
+      const std::int64_t now_ms = read_ms(g, from_clock);
+      from_clock = true;
       if (forked(g) || now_ms < g.epoch_ms_) [[unlikely]]
         return refused(forked(g) ? Why::forked : Why::before_epoch, now_ms);
       const std::int64_t now = tick_of(g, now_ms);
@@ -171,6 +184,13 @@ struct SnowflakeCalls {
 
   static Claim refused(Why why, std::int64_t now_ms) noexcept {
     return {0, 0, why, false, now_ms, 0, 0};
+  }
+
+  // The clock's Unix millisecond: through this thread's TSC window on the system clock
+  // unless from_clock (see kTscWindows).
+  static std::int64_t read_ms(const G& g, bool from_clock) noexcept {
+    if (kTscWindows && !from_clock && g.clock_.is_system()) return t_system_ms.now_ms();
+    return g.clock_.now_ms();
   }
 
   // A wait for the next tick because this one's sequence is used up, refused when that tick

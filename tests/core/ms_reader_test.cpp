@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <thread>
 #include <vector>
 
 #include "idforge/detail/ms_reader.hpp"
+#include "idforge/snowflake_generator.hpp"
 #include "idforge/ulid_generator.hpp"
 #include "idforge/uuid_generator.hpp"
 
@@ -183,6 +185,49 @@ TEST(MsReader, UlidOnTheSystemClockCarriesTheClocksMillisecond) {
     ASSERT_LE(before, ms) << n;
     ASSERT_LE(ms, after) << n;
   }
+}
+
+// Snowflake generators read the system clock through each thread's window too (a shared
+// generator from several threads at once): every ID carries a millisecond between the
+// clock's just before and just after the call, and the IDs of each thread increase.
+template <class Gen>
+void snowflake_carries_the_clocks_millisecond(Gen& gen, int threads) {
+  std::vector<std::thread> pool;
+  std::vector<int> bad(static_cast<std::size_t>(threads), 0);
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      const std::int64_t stop = realtime_ns() + 50 * kMs;  // past each thread's rate check
+      std::uint64_t prev = 0;
+      for (int n = 0; n < 2'000'000 && (realtime_ns() < stop || n < 100'000); ++n) {
+        const std::int64_t before = realtime_ns() / kMs;
+        const Snowflake id = gen.next();
+        const std::int64_t after = realtime_ns() / kMs;
+        const std::int64_t ms = decompose(gen.layout(), id).unix_ms;
+        if (ms < before || ms > after || id.value() <= prev) {
+          ++bad[static_cast<std::size_t>(t)];
+          break;
+        }
+        prev = id.value();
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(bad[static_cast<std::size_t>(t)], 0) << "thread " << t;
+}
+
+// 22 sequence bits: 4M IDs per ms, never used up at this speed, so no wait and no borrowing.
+Layout wide() {
+  return parse_layout("time=40,node=1,seq=22");
+}
+
+TEST(MsReader, SnowflakeOnTheSystemClockCarriesTheClocksMillisecond) {
+  UnsharedSnowflakeGenerator gen(wide(), 1);
+  snowflake_carries_the_clocks_millisecond(gen, 1);
+}
+
+TEST(MsReader, SharedSnowflakeFromTwoThreadsCarriesTheClocksMillisecond) {
+  SharedSnowflakeGenerator gen(wide(), 1);
+  snowflake_carries_the_clocks_millisecond(gen, 2);
 }
 
 }  // namespace
