@@ -90,11 +90,18 @@ function optionError(name, value, rule) {
   return e;
 }
 
+function optionTypeError(message) {
+  const e = new TypeError(message);
+  e.code = 'IDFORGE_INVALID_ARGUMENT';
+  e.status = 'invalid_argument';
+  return e;
+}
+
 // An option from its table; a string outside it is a RangeError, another type a TypeError.
 function choice(options, name, table, rule) {
   const v = options[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new TypeError(`${name} must be a string, not ${typeof v}`);
+  if (typeof v !== 'string') throw optionTypeError(`${name} must be a string, not ${typeof v}`);
   if (!Object.hasOwn(table, v)) throw optionError(name, `'${v}'`, rule);
   return table[v];
 }
@@ -103,7 +110,15 @@ function choice(options, name, table, rule) {
 function maskOptions(options, allowForm) {
   if (options === undefined) return [-1, false, 0, -1];
   if (options === null || typeof options !== 'object') {
-    throw new TypeError('options must be an object {mode, form, alphabet, keyId}');
+    throw optionTypeError('options must be an object {mode, form, alphabet, keyId}');
+  }
+  // A misspelt option ({key_id: 1}) is refused, not ignored: a raw unmask would otherwise
+  // read the value with the primary key and return a wrong ID without an error.
+  const known = allowForm ? ['mode', 'form', 'alphabet', 'keyId'] : ['mode', 'alphabet', 'keyId'];
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      throw optionTypeError(`unknown option '${shown(name)}': expected ${known.join(', ')}`);
+    }
   }
   const mode = choice(options, 'mode', MODES, "'auto', 'u63', 'u128' or 'v7'") ?? -1;
   const raw = (allowForm ? choice(options, 'form', FORMS, "'public' or 'raw'") : undefined) ?? false;
@@ -112,7 +127,7 @@ function maskOptions(options, allowForm) {
   if (keyId === undefined || keyId === null) {
     keyId = -1;
   } else if (typeof keyId !== 'number') {
-    throw new TypeError(`keyId must be a number, not ${typeof keyId}`);
+    throw optionTypeError(`keyId must be a number, not ${typeof keyId}`);
   } else if (!Number.isInteger(keyId) || keyId < 0 || keyId > 2 ** 31 - 1) {
     throw optionError('keyId', keyId, 'a key ID, an integer in 0..57');
   }

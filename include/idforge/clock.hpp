@@ -41,7 +41,9 @@ class Clock {
   virtual ~Clock() = default;
   /// Unix time in nanoseconds.
   virtual std::int64_t now_ns() noexcept = 0;
-  /// Returns once now_ns() >= unix_ns (or immediately if it already is).
+  /// Returns once now_ns() >= unix_ns (or immediately if it already is), or early, after
+  /// as long as the wait was when it began, if the clock is stepped back meanwhile: callers
+  /// read the clock again after every wait.
   virtual void wait_until_ns(std::int64_t unix_ns) noexcept = 0;
 };
 
@@ -82,7 +84,7 @@ class ClockRef {
     const std::int64_t ns = clock_->now_ns();
     return ns / 1'000'000 - (ns % 1'000'000 < 0 ? 1 : 0);
   }
-  /// Returns once the clock reads at least unix_ns.
+  /// Returns once the clock reads at least unix_ns (or early after a step back; see Clock).
   void wait_until_ns(std::int64_t unix_ns) const noexcept { clock_->wait_until_ns(unix_ns); }
   /// Whether the clock is a SystemClock (CLOCK_REALTIME, read inline).
   bool is_system() const noexcept { return system_; }

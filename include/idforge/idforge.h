@@ -159,7 +159,9 @@ typedef struct idforge_snowflake idforge_snowflake;
  *    node >= 0, lease_store URL    exactly that node ID, registered in the store (refused
  *                                  while another live process holds it)
  *  lease_store takes the URLs of `idforge serve --lease`: file:DIR, redis://HOST:PORT,
- *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST (docs/LEASES.md). A leased
+ *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST?state=DIR (docs/LEASES.md; a
+ *  static: or ordinal: URL with neither state= nor register= locks its node nowhere and is
+ *  refused, IDFORGE_E_INVALID_ARGUMENT). A leased
  *  handle renews in a background thread, waits out the stored high-water mark at start
  *  (bounded; else IDFORGE_E_CLOCK_MOVED_BACKWARDS) and releases the node ID when freed. */
 IDFORGE_API idforge_status idforge_snowflake_new(const char* layout, int64_t node,
@@ -169,7 +171,9 @@ IDFORGE_API idforge_status idforge_snowflake_new(const char* layout, int64_t nod
  *  second, else IDFORGE_E_COUNTER_EXHAUSTED naming the wait (call again after it). */
 IDFORGE_API idforge_status idforge_snowflake_next(idforge_snowflake* gen, uint64_t* out);
 /** Fills out[0..n) with consecutive IDs. *written (may be NULL) says how many are valid,
- *  also when the call fails part-way. */
+ *  also when the call fails part-way. Its waits for the next ticks together last at most one
+ *  second: a batch that needs longer (more IDs than the layout issues in a second) stops
+ *  there with IDFORGE_E_COUNTER_EXHAUSTED, the IDs written so far valid. */
 IDFORGE_API idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* out,
                                                         size_t n, size_t* written);
 /** The node ID the handle issues with. */

@@ -112,6 +112,17 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
       done += gen->next_batch(ids.subspan(done), error);
       if (written) *written = done;
       if (!error) break;
+      // The batch's waits together reached the bound a call may wait (kMaxSequenceWaitMs):
+      // the call ends here, rather than wait once more for each further tick.
+      if (error == errc::counter_exhausted && done > 0) {
+        const Layout& l = gen->generator().layout();
+        throw Error(errc::counter_exhausted,
+                    std::to_string(done) + " of " + std::to_string(n) + " IDs written: layout '" +
+                        l.name() + "' issues " + std::to_string(l.ids_per_tick()) + " per " +
+                        std::to_string(l.tick_ms()) + " ms tick, and a call waits at most " +
+                        std::to_string(c::kMaxSequenceWaitMs) +
+                        " ms in all for its ticks; ask for fewer IDs per call");
+      }
       // One call alone gives the error's full message (a leased one names the store); it
       // issues nothing when it fails, and when the cause has passed it is the next ID.
       ids[done] = gen->fixed ? gen->fixed->next() : gen->leased->next();

@@ -19,10 +19,17 @@ inline void cpu_relax() noexcept {
 // latency measured at 50-100 us on this class of machine); the rest is spun.
 constexpr std::int64_t kSpinTailNs = 100'000;
 
-void sleep_until(std::int64_t unix_ns) noexcept {
-  timespec ts{static_cast<time_t>(unix_ns / 1'000'000'000),
-              static_cast<long>(unix_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+std::int64_t monotonic_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps until CLOCK_MONOTONIC reads mono_ns: a wait measured on the clock no one steps.
+void sleep_until_monotonic(std::int64_t mono_ns) noexcept {
+  timespec ts{static_cast<time_t>(mono_ns / 1'000'000'000),
+              static_cast<long>(mono_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
 
@@ -33,15 +40,21 @@ std::int64_t SystemClock::now_ns() noexcept {
 }
 
 void SystemClock::wait_until_ns(std::int64_t unix_ns) noexcept {
-  std::int64_t now = now_ns();
+  const std::int64_t now = now_ns();
   if (now >= unix_ns) return;
+  // The wait lasts at most as long as the clock said at its start: measured on
+  // CLOCK_MONOTONIC, so a clock stepped back meanwhile does not hold the caller for the
+  // whole step (3 s back during the wait for the next millisecond held a call 3 s). The
+  // caller reads the clock after every wait and decides again: wait once more, or refuse
+  // the step back. A step forward ends the spin at once.
+  const std::int64_t end = monotonic_ns() + (unix_ns - now);
   if (mode_ == WaitMode::sleep) {
-    sleep_until(unix_ns);
+    sleep_until_monotonic(end);
     return;
   }
-  if (mode_ == WaitMode::hybrid && unix_ns - now > kSpinTailNs) sleep_until(unix_ns - kSpinTailNs);
-  // The clock may also be stepped back while we wait; re-reading it each turn handles that.
-  while (now_ns() < unix_ns) cpu_relax();
+  if (mode_ == WaitMode::hybrid && unix_ns - now > kSpinTailNs)
+    sleep_until_monotonic(end - kSpinTailNs);
+  while (now_ns() < unix_ns && monotonic_ns() < end) cpu_relax();
 }
 
 SystemClock& SystemClock::instance() noexcept {

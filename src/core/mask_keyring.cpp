@@ -2,8 +2,14 @@
 
 #include <sodium.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <iterator>
 
 namespace idforge {
@@ -12,23 +18,49 @@ namespace {
 // A keyring of 58 keys is under 4 KiB; a larger file is not one (and /dev/zero ends here).
 constexpr std::size_t kMaxKeyringBytes = 64 * 1024;
 
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The key ID of an entry as a message may show it: a key ID is at most two characters, and
+// anything longer is not one and may be the secret itself (an entry written SECRET:ID), so
+// only its length is said. Bytes outside printable ASCII are not shown either.
+std::string shown_key_id(std::string_view id_text) {
+  bool printable = true;
+  for (char c : id_text) printable = printable && c > 0x20 && c < 0x7f;
+  if (id_text.size() <= 2 && printable) return " (key ID '" + std::string(id_text) + "')";
+  return " (a key ID of " + std::to_string(id_text.size()) +
+         " bytes, not shown: it may be a secret; an entry is ID:SECRET)";
+}
+
 [[noreturn]] void bad_entry(std::string_view source, std::size_t n, std::string_view id_text,
                             std::string_view rule) {
   std::string m = "mask keys from ";
   m += source;
   m += ": entry ";
   m += std::to_string(n);
-  if (!id_text.empty()) (m += " (key ID '", m += id_text, m += "')");
+  if (!id_text.empty()) m += shown_key_id(id_text);
   m += ": ";
   m += rule;
   throw Error(errc::key_error, m);
 }
 
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+// A key file's path as a message may show it, unless it looks like a key entry given where
+// a path belongs (ID:SECRET, 64 hex digits after a colon): then it is not shown.
+std::string shown_path(const std::string& path) {
+  const auto colon = path.find(':');
+  if (colon != std::string::npos) {
+    std::size_t run = 0, best = 0;
+    for (std::size_t i = colon + 1; i < path.size(); ++i) {
+      run = hex_value(path[i]) >= 0 ? run + 1 : 0;
+      best = std::max(best, run);
+    }
+    if (best >= 32) return "(a path that looks like ID:SECRET, not shown: give a file's path)";
+  }
+  return "'" + path + "'";
 }
 
 // Overwrites a string that held secrets before its memory goes back to the allocator.
@@ -107,23 +139,46 @@ MaskKeyring MaskKeyring::parse(std::string_view text, std::string_view source) {
 }
 
 MaskKeyring MaskKeyring::load_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(errc::key_error, "mask key file '" + path + "' cannot be read");
+  const std::string name = "mask key file " + shown_path(path);
+  // Opened without blocking and checked to be a regular file before a byte is read: a FIFO
+  // without a writer would otherwise hang the caller (a server starting up, with its lease
+  // held and its signals not yet handled), and a device is no keyring.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(errc::key_error, name + " cannot be read: " + std::strerror(errno));
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } close_fd{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw Error(errc::key_error, name + " cannot be read: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw Error(errc::key_error, name + " is not a regular file (" +
+                                     (S_ISDIR(st.st_mode)    ? "a directory"
+                                      : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                      : S_ISSOCK(st.st_mode) ? "a socket"
+                                                             : "a device") +
+                                     "): a keyring is a file of ID:SECRET entries");
   std::string text;
   Wipe wipe{text};
   text.reserve(4096);
   char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      sodium_memzero(buf, sizeof buf);
+      throw Error(errc::key_error, name + " cannot be read: " + std::strerror(errno));
+    }
+    if (got == 0) break;
+    text.append(buf, static_cast<std::size_t>(got));
     if (text.size() > kMaxKeyringBytes) {
       sodium_memzero(buf, sizeof buf);
-      throw Error(errc::key_error,
-                  "mask key file '" + path + "' is larger than 64 KiB: not a keyring");
+      throw Error(errc::key_error, name + " is larger than 64 KiB: not a keyring");
     }
   }
   sodium_memzero(buf, sizeof buf);
-  if (in.bad()) throw Error(errc::key_error, "mask key file '" + path + "' cannot be read");
-  return parse(text, "file '" + path + "'");
+  return parse(text, "file " + shown_path(path));
 }
 
 MaskKeyring MaskKeyring::from_environment(

@@ -1,6 +1,7 @@
 #include "idforge/snowflake_generator.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "idforge/detail/explore.hpp"
@@ -61,10 +62,12 @@ struct SnowflakeCalls {
     std::uint64_t first = 0;
     std::uint64_t count = 0;
     Why why = Why::none;
-    bool at_room_end = false;  // count stopped at the last stamp this clock reading allows
-    std::int64_t now_ms = 0;   // the clock reading it used
-    std::int64_t behind = 0;   // backwards: ticks the clock was behind
-    std::int64_t wait_ms = 0;  // sequence_wait: ms until the next tick begins
+    bool at_room_end = false;   // count stopped at the last stamp this clock reading allows
+    std::int64_t now_ms = 0;    // the clock reading it used
+    std::int64_t behind = 0;    // backwards: ticks the clock was behind
+    std::int64_t wait_ms = 0;   // sequence_wait: ms until the next tick begins
+    bool batch_budget = false;  // sequence_wait: a batch's waits together went past the policy
+    std::int64_t first_ms = 0;  // issued: the call's first clock reading, before any wait
   };
 
   // ---- the call path -------------------------------------------------------------------
@@ -75,6 +78,7 @@ struct SnowflakeCalls {
     const typename G::Limits& lim = g.limits_;
     int rereads = 0;
     bool from_clock = false;  // after a wait or a step back: read the clock, not a window
+    std::int64_t first_ms = 0;
     for (;;) {
       // 1. The last claim, then the clock, then what may have changed since the last
       // reading: fork and epoch. The claim is loaded before the clock is read, so a reading
@@ -83,6 +87,7 @@ struct SnowflakeCalls {
       std::uint64_t last = g.stamp_.load(std::memory_order_acquire);
       bool last_predates_reading = true;
       const std::int64_t now_ms = read_ms(g, from_clock);
+      if (!from_clock) first_ms = now_ms;
       from_clock = true;
       if (forked(g) || now_ms < g.epoch_ms_) [[unlikely]]
         return refused(forked(g) ? Why::forked : Why::before_epoch, now_ms);
@@ -116,7 +121,7 @@ struct SnowflakeCalls {
             count = fence - step.stamp + 1, at_room_end = false;  // the rest is a gap
           }
           if (lim.borrow_ticks != 0) note_ahead(g, step.stamp + count - 1, now);
-          return {step.stamp, count, Why::none, at_room_end, now_ms, 0};
+          return {step.stamp, count, Why::none, at_room_end, now_ms, 0, 0, false, first_ms};
         }
         if (step.kind == Kind::refuse_backwards &&
             (rereads == 0 || (!last_predates_reading && rereads < kMaxRereads))) {
@@ -155,14 +160,19 @@ struct SnowflakeCalls {
 
   // Writes out from claims, one clock reading per tick: after a claim that used up its
   // reading's ticks, it waits for the next tick before reading again.
+  // The waits of one call together stay within policy.max_sequence_wait_ms: it never waits
+  // for a tick that begins later than that after its first clock reading (a batch of 5 on
+  // a layout with one ID per 999 ms tick would otherwise block for 5 s).
   static std::size_t fill(G& g, std::span<Snowflake> out, Claim& refusal) noexcept {
     std::size_t done = 0;
+    std::int64_t began_ms = 0;
     while (done < out.size()) {
       const Claim c = claim(g, out.size() - done);
       if (c.count == 0) {
         refusal = c;
         return done;
       }
+      if (done == 0) began_ms = c.first_ms;
       const std::uint64_t node_bits = g.node_bits_.load(std::memory_order_relaxed);
       for (std::uint64_t j = 0; j < c.count; ++j)
         out[done + j] = Snowflake(id_of(g, c.first + j, node_bits));
@@ -171,7 +181,7 @@ struct SnowflakeCalls {
       if (done < out.size() && c.at_room_end && end != g.max_stamp_) {
         const auto next_tick = static_cast<std::int64_t>(end >> g.limits_.sequence_bits) + 1;
         const std::int64_t until_ns = ns_of_tick(g, next_tick - g.limits_.borrow_ticks);
-        refusal = refused_if_too_far(g, until_ns, c.now_ms);
+        refusal = refused_if_too_far(g, until_ns, c.now_ms, began_ms);
         if (refusal.why != Why::none) return done;
         g.exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
         g.clock_.wait_until_ns(until_ns);
@@ -196,14 +206,20 @@ struct SnowflakeCalls {
   // A wait for the next tick because this one's sequence is used up, refused when that tick
   // begins further away than the policy allows (a day-long tick would otherwise block the
   // caller, uninterruptibly, for up to a day). Why::none: go ahead and wait.
-  static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms) noexcept {
-    const std::int64_t now_ns = now_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000
-                                    ? until_ns
-                                    : now_ms * 1'000'000;
-    const std::int64_t wait_ms = until_ns > now_ns ? (until_ns - now_ns + 999'999) / 1'000'000 : 0;
-    if (wait_ms <= g.policy_.max_sequence_wait_ms) return refused(Why::none, now_ms);
+  // With began_ms (a batch's first reading), the wait is measured from there.
+  static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms,
+                                  std::optional<std::int64_t> began_ms = std::nullopt) noexcept {
+    const auto ms_until = [until_ns](std::int64_t from_ms) -> std::int64_t {
+      const std::int64_t from_ns = from_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000
+                                       ? until_ns
+                                       : from_ms * 1'000'000;
+      return until_ns > from_ns ? (until_ns - from_ns + 999'999) / 1'000'000 : 0;
+    };
+    if (ms_until(began_ms.value_or(now_ms)) <= g.policy_.max_sequence_wait_ms)
+      return refused(Why::none, now_ms);
     Claim c = refused(Why::sequence_wait, now_ms);
-    c.wait_ms = wait_ms;
+    c.wait_ms = ms_until(now_ms);
+    c.batch_budget = c.wait_ms <= g.policy_.max_sequence_wait_ms;
     return c;
   }
 
@@ -334,6 +350,13 @@ struct SnowflakeCalls {
             behind_ms);
       }
       case Why::sequence_wait:
+        if (c.batch_budget)
+          throw Error(errc::counter_exhausted,
+                      "layout '" + g.layout_.name() + "': a batch waits at most " +
+                          std::to_string(g.policy_.max_sequence_wait_ms) +
+                          " ms in all (max_sequence_wait_ms) and its next tick begins later "
+                          "than that after the call began; the IDs written so far stay valid, "
+                          "ask for fewer per call or call again for the rest");
         throw Error(errc::counter_exhausted,
                     "layout '" + g.layout_.name() + "': the " +
                         std::to_string(g.sequence_mask_ + 1) + " IDs of this " +

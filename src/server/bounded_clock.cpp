@@ -14,10 +14,16 @@ thread_local WaitBound* t_bound = nullptr;
 // A stop flag is seen within this long by a waiting thread.
 constexpr std::int64_t kSliceNs = 10'000'000;
 
-void sleep_until_realtime(std::int64_t unix_ns) noexcept {
-  timespec ts{static_cast<time_t>(unix_ns / 1'000'000'000),
-              static_cast<long>(unix_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+std::int64_t monotonic_ns() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void sleep_until_monotonic(std::int64_t mono_ns) noexcept {
+  timespec ts{static_cast<time_t>(mono_ns / 1'000'000'000),
+              static_cast<long>(mono_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
 
@@ -44,17 +50,23 @@ std::int64_t BoundedClock::now_ns() noexcept {
 
 void BoundedClock::wait_until_ns(std::int64_t unix_ns) noexcept {
   WaitBound* b = t_bound;
+  const std::int64_t start = realtime_ns();
+  // As SystemClock: at most as long as the wait was when it began, on CLOCK_MONOTONIC, so a
+  // clock stepped back meanwhile does not hold a pool thread for the whole step; the
+  // generator reads the clock again and decides.
+  const std::int64_t end = monotonic_ns() + std::max<std::int64_t>(unix_ns - start, 0);
   for (;;) {
     if (b && b->gave_up_) return;
     const std::int64_t now = realtime_ns();
-    if (now >= unix_ns) return;
+    const std::int64_t mono = monotonic_ns();
+    if (now >= unix_ns || mono >= end) return;
     if (b && ((b->stop_ && b->stop_->load()) || unix_ns > b->deadline_ns_)) {
       // Waiting would pass the deadline: give up now rather than at it, so the answer
       // comes at once; a wait the deadline allows is slept in full.
       b->gave_up_ = true;
       return;
     }
-    sleep_until_realtime(b && b->stop_ ? std::min(unix_ns, now + kSliceNs) : unix_ns);
+    sleep_until_monotonic(b && b->stop_ ? std::min(end, mono + kSliceNs) : end);
   }
 }
 

@@ -202,7 +202,10 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
   } else {
     std::string known;
     for (const auto& s : settings()) known += (known.empty() ? "" : ", ") + s.key;
-    bad(key, v, "unknown setting; known: " + known);
+    // The value is not shown: an unknown setting may be a secret put where it does not
+    // belong (mask-keys=ID:SECRET instead of mask-key-file=PATH).
+    throw Error(errc::invalid_argument, "setting " + shown(key) + " (value not shown): " +
+                                            "unknown setting; known: " + known);
   }
 }
 

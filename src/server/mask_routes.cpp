@@ -27,8 +27,16 @@ Response bad_option(std::string_view name, std::string_view value, std::string_v
                  fmt::format("{}='{}': {}", name, value, rule));
 }
 
-// Reads the query; on a bad value returns the 400 to send.
+// Reads the query; on a bad value returns the 400 to send. A parameter these routes do not
+// take is refused rather than ignored: ?keyid=1 on a raw unmask would otherwise answer 200
+// with the primary key's reading of the value, a wrong ID.
 std::optional<Response> read_options(const Request& req, Options& o) {
+  for (const std::string& name : req.query_names())
+    if (name != "mode" && name != "form" && name != "alphabet" && name != "key_id")
+      return problem(400, "bad-mask-option", "Bad Request",
+                     fmt::format("unknown query parameter '{}{}': /v1/mask and /v1/unmask take "
+                                 "mode, form, alphabet and key_id",
+                                 name.substr(0, 64), name.size() > 64 ? "..." : ""));
   if (const auto m = req.query("mode"); m && *m != "auto") {
     if (*m != "u63" && *m != "u128" && *m != "v7")
       return bad_option("mode", *m, "expected auto, u63, u128 or v7");

@@ -199,6 +199,11 @@ void Server::Impl::run_handler(const detail::RequestHead& head, detail::Exchange
                                    for (const auto& [k, v] : x.target.query)
                                      if (k == name) return v;
                                    return std::nullopt;
+                                 },
+                                 [&x] {
+                                   std::vector<std::string> names;
+                                   for (const auto& kv : x.target.query) names.push_back(kv.first);
+                                   return names;
                                  }};
     if (x.route_index != ids_route) {
       const Request request(head.method, x.target.path, std::move(x.params), source);

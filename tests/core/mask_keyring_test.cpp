@@ -1,6 +1,7 @@
 // MaskKeyring: parsing entries, loading from a file or the environment, the errors (which
 // name the source and the entry but never the secret), and fresh key lines.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -98,6 +99,55 @@ TEST(MaskKeyring, LoadsAFileAndNamesItInErrors) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("64 KiB"), std::string::npos) << e.what();
+  }
+}
+
+// An entry written the wrong way round (SECRET:ID) used to be quoted whole as its "key
+// ID", which printed the secret; a NUL or a 60,000-byte ID went into the message as well.
+TEST(MaskKeyring, AKeyIdThatCannotBeOneIsNotShownForItMayBeTheSecret) {
+  const std::string secret_hex = kCountingHex;
+  for (const std::string& id : {secret_hex, std::string(60'000, 'a'), std::string("\x1b[2J\0AB", 7),
+                                std::string("\xff\xfe")}) {
+    try {
+      MaskKeyring::parse(id + ":1", "IDFORGE_MASK_KEYS");
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find(secret_hex.substr(0, 16)), std::string::npos) << "secret shown: " << m;
+      EXPECT_NE(m.find("a key ID of " + std::to_string(id.size()) + " bytes, not shown"),
+                std::string::npos)
+          << m;
+      EXPECT_LT(m.size(), 300u) << m;
+      EXPECT_EQ(m.find('\0'), std::string::npos);
+    }
+  }
+}
+
+// A FIFO as the key file hung whoever read it (a starting server, with SIGTERM not yet
+// handled); a directory or a device is no keyring either. Each is refused unread.
+TEST(MaskKeyring, AFileThatIsNotARegularFileIsRefusedUnread) {
+  const auto fifo =
+      std::filesystem::temp_directory_path() / ("idforge-mask-fifo-" + std::to_string(::getpid()));
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_ERRC(MaskKeyring::load_file(fifo.string()), errc::key_error, "is not a regular file",
+              "a FIFO");
+  std::filesystem::remove(fifo);
+  EXPECT_ERRC(MaskKeyring::load_file(std::filesystem::temp_directory_path().string()),
+              errc::key_error, "a directory");
+  EXPECT_ERRC(MaskKeyring::load_file("/dev/zero"), errc::key_error, "a device");
+}
+
+// A key entry given where a path belongs is not echoed back as "the path".
+TEST(MaskKeyring, APathThatLooksLikeAKeyEntryIsNotShown) {
+  const std::string entry = "1:" + kCountingHex;
+  try {
+    MaskKeyring::load_file(entry);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find(kCountingHex.substr(0, 16)), std::string::npos) << "secret shown: " << m;
+    EXPECT_NE(m.find("looks like ID:SECRET, not shown"), std::string::npos) << m;
   }
 }
 

@@ -321,6 +321,41 @@ TYPED_TEST(SnowflakeGeneratorBoth, ANextTickWithinTheSequenceWaitBoundIsAwaited)
   EXPECT_THROW(TypeParam(kTwitter, 1, clock, {.max_sequence_wait_ms = 86'400'001}), Error);
 }
 
+// Each wait of a batch was within the bound, but together they were not: a batch of 5 on a
+// layout with one ID per 999 ms tick blocked its caller 5 s. A batch's waits now end
+// max_sequence_wait_ms after its first reading; what it wrote stays valid.
+TYPED_TEST(SnowflakeGeneratorBoth, ABatchWaitsAtMostTheSequenceWaitBoundInAll) {
+  const Layout slow = parse_layout("time=50,dc=0,worker=13,seq=0,tick=999ms", kStartMs);
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(slow, 2, clock, {.max_sequence_wait_ms = 1000});
+  std::vector<Snowflake> ids(5);
+  std::error_code ec;
+  EXPECT_EQ(gen.next_batch(ids, ec), 2u);  // this tick's one, then one wait of under 1 s
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  EXPECT_LE(clock.waited_ns(), 1000 * kMs);
+  EXPECT_LT(ids[0], ids[1]);
+  try {
+    gen.next_batch(ids);
+    ADD_FAILURE() << "waited past the bound";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::counter_exhausted);
+    EXPECT_NE(std::string(e.what()).find("a batch waits at most 1000 ms in all"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LE(clock.waited_ns(), 2000 * kMs);
+  // Twitter's layout with a 1 s bound: a batch of more IDs than a second holds stops after
+  // about a second of ticks; each ID it wrote is above the one before.
+  ManualClock tw_clock(kStartMs * kMs);
+  TypeParam tw(kTwitter, 1, tw_clock, {.max_sequence_wait_ms = 1000});
+  std::vector<Snowflake> many(5'000'000);
+  const std::size_t got = tw.next_batch(many, ec);
+  EXPECT_EQ(ec, errc::counter_exhausted);
+  EXPECT_GE(got, 4096u * 1000);
+  EXPECT_LE(got, 4096u * 1001);
+  EXPECT_LE(tw_clock.waited_ns(), 1000 * kMs);
+  for (std::size_t i = 1; i < got; ++i) ASSERT_LT(many[i - 1], many[i]) << i;
+}
+
 TYPED_TEST(SnowflakeGeneratorBoth, HighWaterMarkOfAnEarlierHolderIsNeverReissued) {
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(kTwitter, 1, clock, {.issued_up_to_unix_ms = kStartMs + 4});

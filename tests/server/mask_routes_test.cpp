@@ -120,6 +120,14 @@ TEST(MaskRoutes, ErrorsCarryStatusTypeAndTheValue) {
       {"/v1/unmask/short", 400, "bad-id", "5 characters"},
       {"/v1/unmask/" + good + "?mode=u128", 400, "bad-id", "of mode u63"},
       {"/v1/unmask/0?form=raw", 400, "bad-id", "'0'"},
+      // A misspelt parameter used to be ignored: a raw unmask then read the value with the
+      // primary key and answered 200 with a wrong ID.
+      {"/v1/unmask/5?form=raw&keyid=1", 400, "bad-mask-option", "unknown query parameter 'keyid'"},
+      {"/v1/unmask/5?form=raw&key-id=1", 400, "bad-mask-option", "'key-id'"},
+      {"/v1/mask/5?Key_id=1", 400, "bad-mask-option", "'Key_id'"},
+      {"/v1/mask/5?bogus", 400, "bad-mask-option", "'bogus'"},
+      {"/v1/mask/5?" + std::string(100, 'k') + "=1", 400, "bad-mask-option",
+       std::string(64, 'k') + "...'"},
   };
   for (const Case& c : cases) {
     const auto j = get_json(*srv, c.path, c.status);

@@ -165,6 +165,15 @@ test('bad options and wrong types', () => {
     assert.throws(call, TypeError);
   }
   throwsCoded(() => MaskKeyring.fromFile('/tmp/x\0y'), TypeError, 'IDFORGE_INVALID_ARGUMENT', /NUL/);
+  throwsCoded(() => kr.mask(5n, { keyId: '1' }), TypeError, 'IDFORGE_INVALID_ARGUMENT', /keyId must be a number/);
+  // A misspelt option used to be ignored: a raw unmask then read the value with the primary key.
+  for (const opts of [{ key_id: 1 }, { keyid: 1 }, { keyID: 1 }, { Form: 'raw' }, { alphabt: 'base62' }]) {
+    const name = Object.keys(opts)[0];
+    throwsCoded(() => kr.unmask(6360351038900542679n, { form: 'raw', ...opts }), TypeError,
+                'IDFORGE_INVALID_ARGUMENT', new RegExp(`unknown option '${name}'`));
+  }
+  throwsCoded(() => kr.readPublicId('MddbJ9eWq3n1mGH2', { form: 'raw' }), TypeError,
+              'IDFORGE_INVALID_ARGUMENT', /unknown option 'form'/);
   assert.throws(() => kr.mask(5n, { get mode() { throw new Error('from getter'); } }), /from getter/);
 });
 
@@ -176,6 +185,8 @@ test('bad keyrings are IDFORGE_KEY_ERROR and never show a secret', () => {
     [`58:${COUNTING}`, /from 0 to 57/],
     [`4:${'0'.repeat(64)}`, /all zero bytes/],
     ['', /no key in it/],
+    // Written the wrong way round: the "key ID" is the secret, and is not shown.
+    [`${COUNTING}:1`, /a key ID of 64 bytes, not shown/],
   ];
   for (const [text, pattern] of cases) {
     assert.throws(() => MaskKeyring.fromText(text), (e) => {

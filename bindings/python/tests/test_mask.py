@@ -225,6 +225,7 @@ def test_wrong_types_are_type_errors(kr, call):
     (f"1:{COUNTING},1:{DESCENDING}", "given twice"),
     (f"58:{COUNTING}", "from 0 to 57"),
     (COUNTING, "expected ID:SECRET"),
+    (f"{COUNTING}:1", "a key ID of 64 bytes, not shown"),  # written SECRET:ID
     ("4:" + "0" * 64, "all zero bytes"),
     ("# nothing here\n", "no key in it"),
     ("", "no key in it"),
@@ -234,6 +235,13 @@ def test_bad_keyrings_are_mask_key_errors_that_never_show_a_secret(text, says):
         idforge.MaskKeyring.from_text(text)
     assert e.value.code == "key_error"
     assert COUNTING[:40] not in str(e.value) and DESCENDING[:40] not in str(e.value)
+
+
+def test_a_fifo_as_the_key_file_is_refused_unread(tmp_path):
+    fifo = tmp_path / "keys.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(idforge.MaskKeyError, match="not a regular file .a FIFO."):
+        idforge.MaskKeyring.from_file(fifo)
 
 
 def test_from_file(tmp_path, kr):

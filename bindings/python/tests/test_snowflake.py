@@ -2,6 +2,8 @@
 
 import threading
 
+import time
+
 import pytest
 
 import idforge
@@ -133,6 +135,16 @@ def test_decompose_and_compose_round_trip():
         idforge.decompose(1 << 63)
     with pytest.raises(idforge.InvalidArgumentError, match="1024"):
         idforge.compose(1, 1024, 0)
+
+
+def test_a_batch_waits_at_most_a_second_in_all():
+    # One ID per 600 ms tick: each wait of next_batch(5) was within the one-second bound, and
+    # together they blocked the caller (and Ctrl-C) for about 2.5 s.
+    gen = idforge.Snowflake(layout="time=50,dc=0,worker=13,seq=0,tick=600ms", node=1)
+    start = time.monotonic()
+    with pytest.raises(idforge.ExhaustedError, match="a call waits at most 1000 ms in all"):
+        gen.next_batch(5)
+    assert time.monotonic() - start < 1.5
 
 
 def test_a_day_long_tick_refuses_instead_of_blocking_until_the_next_day():

@@ -22,6 +22,8 @@ class Request {
   struct Source {
     std::function<std::optional<std::string>(std::string_view)> header;
     std::function<std::optional<std::string>(std::string_view)> query;
+    /// The names of the query's parameters, in order (may be left empty: none).
+    std::function<std::vector<std::string>()> query_names;
   };
   Request(std::string_view method, std::string_view path,
           std::vector<std::pair<std::string, std::string>> params, const Source& source)
@@ -34,6 +36,10 @@ class Request {
   std::string_view param(std::string_view name) const noexcept;
   /// A query parameter, decoded.
   std::optional<std::string> query(std::string_view name) const { return source_->query(name); }
+  /// The names of the query parameters, decoded, in order.
+  std::vector<std::string> query_names() const {
+    return source_->query_names ? source_->query_names() : std::vector<std::string>{};
+  }
   /// A request header (case-insensitive name).
   std::optional<std::string> header(std::string_view name) const { return source_->header(name); }
   /// True when the Accept header prefers text/plain over JSON.
