@@ -461,14 +461,33 @@ class Snowflake {
   Handle handle_;
 };
 
+// Whether a Snowflake instance's __init__ ran (its holder exists). pybind11 hands a method
+// of an instance made by Snowflake.__new__ alone a pointer to memory it allocates on the
+// spot and never constructs, so the pointer says nothing: the holder's flag does.
+bool constructed(PyObject* self) noexcept {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  return inst->simple_layout ? inst->simple_holder_constructed
+                             : inst->get_value_and_holder().holder_constructed();
+}
+
+// self of a Snowflake method; an instance whose __init__ never ran is refused.
+Snowflake& initialised(py::handle self) {
+  if (!py::isinstance<Snowflake>(self))
+    raise_with(g_exc.argument, "invalid_argument", "not a Snowflake");
+  if (!constructed(self.ptr()))
+    raise_with(g_exc.argument, "invalid_argument", "Snowflake is not initialised");
+  return self.cast<Snowflake&>();
+}
+
 // Snowflake.next() as a METH_NOARGS method of the pybind11 type: pybind11's dispatch costs
 // about as much as the ID itself. self is a pybind11 instance of Snowflake (the method is
 // set on that type only); its C++ object sits in the simple value holder, nullptr until
 // __init__ has run.
 PyObject* py_snowflake_next(PyObject* self, PyObject*) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  void* value =
-      inst->simple_layout ? inst->simple_value_holder[0] : inst->get_value_and_holder().value_ptr();
+  void* value = !constructed(self)    ? nullptr
+                : inst->simple_layout ? inst->simple_value_holder[0]
+                                      : inst->get_value_and_holder().value_ptr();
   idforge_snowflake* h = value ? static_cast<Snowflake*>(value)->raw() : nullptr;
   if (!h) {
     try {
@@ -923,24 +942,37 @@ PYBIND11_MODULE(_idforge, m) {
 
   if (PyModule_AddFunctions(mod, g_fast_functions) < 0) throw py::error_already_set();
 
+  // Every method takes self as a pointer and checks it: Snowflake.__new__(Snowflake) makes
+  // an instance whose __init__ never ran, and pybind11 then hands a method a null self
+  // (calling a member function on it crashed the interpreter).
   py::class_<Snowflake> snowflake(m, "Snowflake");
   snowflake
       .def(py::init<const py::object&, const py::object&, const py::object&>(),
            py::arg("layout") = "twitter", py::kw_only(), py::arg("node") = py::none(),
            py::arg("lease_store") = py::none())
-      .def("next_batch", &Snowflake::next_batch, py::arg("n"))
-      .def_property_readonly("node", &Snowflake::node)
-      .def_property_readonly("layout", &Snowflake::layout)
-      .def_property_readonly("closed", &Snowflake::closed)
-      .def("rebind", &Snowflake::rebind, py::arg("node") = py::none())
-      .def("release", &Snowflake::release)
-      .def("close", &Snowflake::close)
+      .def(
+          "next_batch",
+          [](py::handle self, const py::object& n) { return initialised(self).next_batch(n); },
+          py::arg("n"))
+      .def_property_readonly("node", [](py::handle self) { return initialised(self).node(); })
+      .def_property_readonly("layout", [](py::handle self) { return initialised(self).layout(); })
+      .def_property_readonly("closed",
+                             [](py::handle self) {
+                               return py::isinstance<Snowflake>(self) && !constructed(self.ptr())
+                                          ? true
+                                          : initialised(self).closed();
+                             })
+      .def(
+          "rebind", [](py::handle self, const py::object& node) { initialised(self).rebind(node); },
+          py::arg("node") = py::none())
+      .def("release", [](py::handle self) { initialised(self).release(); })
+      .def("close", [](py::handle self) { initialised(self).close(); })
       .def("__enter__",
            [](py::object self) {
-             self.cast<Snowflake&>().enter();
+             initialised(self).enter();
              return self;
            })
-      .def("__exit__", [](Snowflake& s, py::args) { s.close(); });
+      .def("__exit__", [](py::handle self, py::args) { initialised(self).close(); });
   {
     auto* type = reinterpret_cast<PyTypeObject*>(snowflake.ptr());
     PyObject* next = PyDescr_NewMethod(type, &g_snowflake_next);

@@ -155,3 +155,21 @@ def test_a_day_long_tick_refuses_instead_of_blocking_until_the_next_day():
         for _ in range(6):  # within a second of midnight UTC one wait is allowed
             issued.append(gen.next())
     assert issued == sorted(set(issued)) and len(issued) >= 2
+
+
+def test_an_instance_whose_init_never_ran_is_refused_not_crashed():
+    # Snowflake.__new__ alone: every method used to crash the interpreter (pybind11 hands
+    # methods unconstructed memory), except next().
+    S = idforge.Snowflake
+    calls = [lambda x: x.close(), lambda x: x.release(), lambda x: x.next_batch(1),
+             lambda x: x.rebind(1), lambda x: x.node, lambda x: x.layout, lambda x: x.next(),
+             lambda x: x.__enter__(), lambda x: x.__exit__(None, None, None)]
+    for call in calls:
+        with pytest.raises(idforge.InvalidArgumentError, match="not initialised"):
+            call(S.__new__(S))
+    x = S.__new__(S)
+    assert x.closed
+    with pytest.raises(idforge.InvalidArgumentError, match="not initialised"):
+        x.node  # after closed touched it
+    with pytest.raises(idforge.InvalidArgumentError, match="not a Snowflake"):
+        S.close(5)
