@@ -6,7 +6,8 @@ export function uuid7(): string;
 export function uuid4(): string;
 /** The next monotonic ULID of the process, 26 Crockford base32 characters. */
 export function ulid(): string;
-/** What `idforge inspect --json` prints for id. layout (default "twitter") reads Snowflakes. */
+/** What `idforge inspect --json` prints for id. layout (default "twitter") reads Snowflakes.
+ *  A number must be a safe integer (an ID above 2^53 - 1 is a bigint or a string). */
 export function inspect(id: string | bigint | number, layout?: string): Record<string, unknown>;
 /** The fields of a Snowflake under layout (default "twitter"). */
 export function decompose(

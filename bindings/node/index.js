@@ -23,6 +23,15 @@ function uuid4() {
 }
 
 function inspect(id, layout) {
+  // A number above 2^53 - 1 is not the ID it was read from (2^60 prints as ...847000): refused
+  // rather than decoded as another ID. Such IDs are bigint or string.
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) {
+    const e = new RangeError(`inspect(): ${id} is not a safe integer (an ID above 2^53 - 1 loses ` +
+                             'digits as a number; pass it as a bigint or a string)');
+    e.code = 'IDFORGE_INVALID_ARGUMENT';
+    e.status = 'invalid_argument';
+    throw e;
+  }
   if (typeof id === 'bigint' || typeof id === 'number') id = String(id);
   if (typeof id !== 'string') throw new TypeError(`inspect() takes an ID as string or bigint, not ${typeof id}`);
   return JSON.parse(layout === undefined ? native.inspectJson(id) : native.inspectJson(id, layout));

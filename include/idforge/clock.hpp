@@ -45,6 +45,14 @@ class Clock {
   /// as long as the wait was when it began, if the clock is stepped back meanwhile: callers
   /// read the clock again after every wait.
   virtual void wait_until_ns(std::int64_t unix_ns) noexcept = 0;
+  /// As wait_until_ns, and never longer than max_wait_ns: a caller that decided to wait on
+  /// an earlier reading bounds the wait by what that reading said, so a step back between
+  /// the reading and the wait cannot stretch it to the size of the step. The default waits
+  /// as wait_until_ns does (right for clocks nobody steps, such as ManualClock).
+  virtual void wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) noexcept {
+    (void)max_wait_ns;
+    wait_until_ns(unix_ns);
+  }
 };
 
 /// How SystemClock waits: spinning hits the next tick within a few hundred ns but burns
@@ -61,6 +69,7 @@ class SystemClock final : public Clock {
   explicit SystemClock(WaitMode mode = WaitMode::hybrid) noexcept : mode_(mode) {}
   std::int64_t now_ns() noexcept override;
   void wait_until_ns(std::int64_t unix_ns) noexcept override;
+  void wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) noexcept override;
   WaitMode mode() const noexcept { return mode_; }
   /// A process-wide instance in hybrid mode.
   static SystemClock& instance() noexcept;
@@ -86,6 +95,10 @@ class ClockRef {
   }
   /// Returns once the clock reads at least unix_ns (or early after a step back; see Clock).
   void wait_until_ns(std::int64_t unix_ns) const noexcept { clock_->wait_until_ns(unix_ns); }
+  /// Returns once the clock reads at least unix_ns, or after max_wait_ns (see Clock).
+  void wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) const noexcept {
+    clock_->wait_until_ns_at_most(unix_ns, max_wait_ns);
+  }
   /// Whether the clock is a SystemClock (CLOCK_REALTIME, read inline).
   bool is_system() const noexcept { return system_; }
 

@@ -1,16 +1,11 @@
-// Text from outside (arguments, files, store records) made safe to show on a terminal.
+// Text from outside (arguments, files, store records) made safe to show on a terminal: core's
+// escaping (idforge/detail/printable.hpp), which its error messages use too.
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "idforge/detail/printable.hpp"
 
 namespace idforge::cli {
 
-/// text with everything a terminal would act on instead of show escaped, so one argument
-/// or message stays one visible line: C0 controls and DEL as \n, \t, \r or \xNN; C1
-/// controls (U+0080..U+009F) and the bidirectional overrides (U+202A..U+202E,
-/// U+2066..U+2069) as \uXXXX; each byte that is not part of valid UTF-8 as \xNN. Printable
-/// ASCII and valid UTF-8 pass through unchanged (a backslash stays one backslash).
-std::string printable(std::string_view text);
+using idforge::detail::printable;
 
 }  // namespace idforge::cli

@@ -2,7 +2,9 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <limits>
 
 namespace idforge {
 namespace {
@@ -40,20 +42,24 @@ std::int64_t SystemClock::now_ns() noexcept {
 }
 
 void SystemClock::wait_until_ns(std::int64_t unix_ns) noexcept {
+  wait_until_ns_at_most(unix_ns, std::numeric_limits<std::int64_t>::max());
+}
+
+void SystemClock::wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) noexcept {
   const std::int64_t now = now_ns();
-  if (now >= unix_ns) return;
-  // The wait lasts at most as long as the clock said at its start: measured on
-  // CLOCK_MONOTONIC, so a clock stepped back meanwhile does not hold the caller for the
-  // whole step (3 s back during the wait for the next millisecond held a call 3 s). The
-  // caller reads the clock after every wait and decides again: wait once more, or refuse
-  // the step back. A step forward ends the spin at once.
-  const std::int64_t end = monotonic_ns() + (unix_ns - now);
+  if (now >= unix_ns || max_wait_ns <= 0) return;
+  // The wait lasts at most as long as the clock said at its start (and the caller's bound):
+  // measured on CLOCK_MONOTONIC, so a clock stepped back meanwhile does not hold the caller
+  // for the whole step (3 s back during the wait for the next millisecond held a call 3 s).
+  // The caller reads the clock after every wait and decides again: wait once more, or
+  // refuse the step back. A step forward ends the spin at once.
+  const std::int64_t wait = std::min(unix_ns - now, max_wait_ns);
+  const std::int64_t end = monotonic_ns() + wait;
   if (mode_ == WaitMode::sleep) {
     sleep_until_monotonic(end);
     return;
   }
-  if (mode_ == WaitMode::hybrid && unix_ns - now > kSpinTailNs)
-    sleep_until_monotonic(end - kSpinTailNs);
+  if (mode_ == WaitMode::hybrid && wait > kSpinTailNs) sleep_until_monotonic(end - kSpinTailNs);
   while (now_ns() < unix_ns && monotonic_ns() < end) cpu_relax();
 }
 

@@ -1,5 +1,7 @@
 #include "idforge/error.hpp"
 
+#include "idforge/detail/printable.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -51,15 +53,13 @@ std::size_t utf8_floor(std::string_view s, std::size_t at) {
 // A message names the offending value, but a megabyte of input must not become a megabyte of
 // error text in a log line or an HTTP answer: long input is shown as its head, the bytes around
 // the position when that lies further in, and its length.
-// what() is a C string: a NUL echoed from the input would end the message there (and in
-// every C, Python or Node caller) before the position and the rule, so it is spelled \x00.
+// Input is quoted escaped (detail::printable): what() is a C string, and a NUL echoed from
+// the input would end the message there, in every C, Python or Node caller, before the
+// position and the rule; control bytes would act on a terminal or split a log line; bytes
+// that are not UTF-8 would reach Python and Node as replacement characters and C as text
+// no UTF-8 reader takes. So NUL is \x00, ESC \x1b, a newline \n, a stray 0xff \xff.
 void append_quoted(std::string& m, std::string_view part) {
-  for (const char ch : part) {
-    if (ch == '\0')
-      m += "\\x00";
-    else
-      m += ch;
-  }
+  m += detail::printable(part);
 }
 
 std::string bounded_input(std::string_view input, std::size_t pos) {

@@ -144,7 +144,9 @@ struct SnowflakeCalls {
           }
           (exhausted ? g.exhausted_waits_ : g.backward_waits_)
               .fetch_add(1, std::memory_order_relaxed);
-          g.clock_.wait_until_ns(until_ns);
+          // At most as long as this reading says: a step back between it and the wait
+          // must not stretch the wait to the size of the step.
+          g.clock_.wait_until_ns_at_most(until_ns, until_ns - ns_of_ms(now_ms));
           break;  // read the clock again
         }
         Claim c = refused(step.kind == Kind::refuse_backwards ? Why::backwards
@@ -184,7 +186,7 @@ struct SnowflakeCalls {
         refusal = refused_if_too_far(g, until_ns, c.now_ms, began_ms);
         if (refusal.why != Why::none) return done;
         g.exhausted_waits_.fetch_add(1, std::memory_order_relaxed);
-        g.clock_.wait_until_ns(until_ns);
+        g.clock_.wait_until_ns_at_most(until_ns, until_ns - ns_of_ms(c.now_ms));
       }
     }
     return done;
@@ -206,6 +208,13 @@ struct SnowflakeCalls {
   // A wait for the next tick because this one's sequence is used up, refused when that tick
   // begins further away than the policy allows (a day-long tick would otherwise block the
   // caller, uninterruptibly, for up to a day). Why::none: go ahead and wait.
+  // The Unix ns at which millisecond ms begins: a reading of ms was taken at or after it, so
+  // a wait decided on that reading needs at most until_ns minus this (saturated far out).
+  static std::int64_t ns_of_ms(std::int64_t ms) noexcept {
+    constexpr std::int64_t kMaxMs = std::numeric_limits<std::int64_t>::max() / 1'000'000 - 1;
+    return ms >= kMaxMs ? std::numeric_limits<std::int64_t>::max() : ms * 1'000'000;
+  }
+
   // With began_ms (a batch's first reading), the wait is measured from there.
   static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms,
                                   std::optional<std::int64_t> began_ms = std::nullopt) noexcept {

@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include <algorithm>
+#include <limits>
 
 namespace idforge::server {
 namespace {
@@ -49,12 +50,18 @@ std::int64_t BoundedClock::now_ns() noexcept {
 }
 
 void BoundedClock::wait_until_ns(std::int64_t unix_ns) noexcept {
+  wait_until_ns_at_most(unix_ns, std::numeric_limits<std::int64_t>::max());
+}
+
+void BoundedClock::wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) noexcept {
   WaitBound* b = t_bound;
   const std::int64_t start = realtime_ns();
-  // As SystemClock: at most as long as the wait was when it began, on CLOCK_MONOTONIC, so a
-  // clock stepped back meanwhile does not hold a pool thread for the whole step; the
-  // generator reads the clock again and decides.
-  const std::int64_t end = monotonic_ns() + std::max<std::int64_t>(unix_ns - start, 0);
+  // As SystemClock: at most as long as the wait was when it began (and the caller's bound),
+  // on CLOCK_MONOTONIC, so a clock stepped back meanwhile does not hold a pool thread for
+  // the whole step; the generator reads the clock again and decides.
+  const std::int64_t end =
+      monotonic_ns() + std::clamp<std::int64_t>(std::min(unix_ns - start, max_wait_ns), 0,
+                                                std::numeric_limits<std::int64_t>::max() / 2);
   for (;;) {
     if (b && b->gave_up_) return;
     const std::int64_t now = realtime_ns();

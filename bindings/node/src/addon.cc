@@ -285,9 +285,11 @@ Napi::Value SfNew(const Napi::CallbackInfo& info) {
       return env.Undefined();
     }
     const double d = n.As<Napi::Number>().DoubleValue();
-    if (!(d >= 0) || d > 9.0e15 || d != static_cast<double>(static_cast<std::int64_t>(d))) {
+    if (!(d >= 0) || d > 9007199254740991.0 ||
+        d != static_cast<double>(static_cast<std::int64_t>(d))) {
       throw_error(env, IDFORGE_E_NODE_OUT_OF_RANGE,
-                  "node " + n.ToString().Utf8Value() + ": a node ID is an integer >= 0",
+                  "node " + n.ToString().Utf8Value() +
+                      ": a node ID is an integer from 0 to 2^53 - 1 (a safe integer)",
                   Kind::Range);
       return env.Undefined();
     }

@@ -85,6 +85,18 @@ test('inspect equals the CLI and takes a bigint under a layout', () => {
   const bad = cli('inspect', 'not-an-id');
   assert.equal(bad.status, 1);
   assert.throws(() => idforge.inspect('not-an-id'), (e) => bad.stderr.includes(e.message));
+  // A number past 2^53 - 1 is another ID than the one it was read from: refused, not decoded.
+  for (const n of [2 ** 60, Number(id), 2 ** 53, 1.5, NaN]) {
+    assert.throws(() => idforge.inspect(n), (e) => e instanceof RangeError && e.code === 'IDFORGE_INVALID_ARGUMENT' &&
+                                                   /not a safe integer/.test(e.message));
+  }
+  assert.equal(idforge.inspect(2 ** 53 - 1).canonical, '9007199254740991');
+  // Control characters in an ID are shown escaped, as the CLI shows them.
+  const ctl = cli('inspect', 'ab\x1b[31m\x07');
+  assert.throws(() => idforge.inspect('ab\x1b[31m\x07'), (e) => !/[\x00-\x1f]/.test(e.message) &&
+                e.message.includes("'ab\\x1b[31m\\x07'") && ctl.stderr.includes(e.message));
+  assert.throws(() => new idforge.Snowflake({ node: 2 ** 53 }),
+                (e) => e.code === 'IDFORGE_NODE_OUT_OF_RANGE' && /safe integer/.test(e.message));
 });
 
 test('a day-long tick refuses instead of blocking until the next day', () => {

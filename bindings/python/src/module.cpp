@@ -178,15 +178,27 @@ std::string shown(py::handle v) {
   throw py::error_already_set();
 }
 
+// The UTF-8 of a str. A str holding a lone surrogate (from surrogateescape, say) has none:
+// that is refused as the library's error of the kind given (ParseError for an ID,
+// InvalidArgumentError for a setting), not as a bare UnicodeEncodeError or RuntimeError.
+std::string utf8_of(py::handle v, const char* what, PyObject* kind, const char* code) {
+  Py_ssize_t n = 0;
+  const char* u = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
+  if (!u) {
+    PyErr_Clear();
+    raise_with(kind, code,
+               std::string(what) + " " + shown(v) +
+                   " is not valid text: it holds a lone surrogate, which has no UTF-8 form");
+  }
+  return std::string(u, static_cast<std::size_t>(n));
+}
+
 // A str argument (bytes and the rest are a TypeError); a NUL byte is an InvalidArgumentError,
 // since the C ABI takes C strings, which would silently end at it.
 std::string text_arg(py::handle v, const char* what) {
   if (!PyUnicode_Check(v.ptr()))
     raise_type(std::string(what) + " must be a str, not " + Py_TYPE(v.ptr())->tp_name);
-  Py_ssize_t n = 0;
-  const char* u = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
-  if (!u) throw py::error_already_set();
-  std::string text(u, static_cast<std::size_t>(n));
+  std::string text = utf8_of(v, what, g_exc.argument, "invalid_argument");
   if (text.find('\0') != std::string::npos)
     raise_with(g_exc.argument, "invalid_argument",
                std::string(what) + " '" + shown(text) + "' contains a NUL byte: " + what +
@@ -520,7 +532,7 @@ std::string inspect_json(const py::object& text_obj, const py::object& layout_ob
   const std::optional<std::string> layout = layout_arg(layout_obj);
   if (!PyUnicode_Check(text_obj.ptr()))
     raise_type(std::string("inspect: text must be a str, not ") + Py_TYPE(text_obj.ptr())->tp_name);
-  const std::string text = text_obj.cast<std::string>();
+  const std::string text = utf8_of(text_obj, "inspect: ID", g_exc.parse, "parse_error");
   refuse_nul(text, "inspect");
   std::size_t needed = 0;
   std::string out(1024, '\0');
@@ -566,7 +578,7 @@ std::uint64_t compose(const py::object& tick, const py::object& node, const py::
 std::string id_text(const py::object& v, const char* what) {
   if (!PyUnicode_Check(v.ptr()))
     raise_type(std::string(what) + ": text must be a str, not " + Py_TYPE(v.ptr())->tp_name);
-  std::string text = v.cast<std::string>();
+  std::string text = utf8_of(v, what, g_exc.parse, "parse_error");
   refuse_nul(text, what);
   return text;
 }

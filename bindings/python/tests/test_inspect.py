@@ -36,3 +36,23 @@ def test_inspect_error_carries_the_cli_message(cli):
 def test_inspect_rejects_other_types():
     with pytest.raises(TypeError):
         idforge.inspect(1.5)
+
+
+def test_text_with_no_utf8_form_is_a_typed_error():
+    # A lone surrogate used to surface as a bare RuntimeError or UnicodeEncodeError.
+    for call in (lambda: idforge.inspect("12\ud800"), lambda: idforge.parse_uuid("\udcff" * 36),
+                 lambda: idforge.parse_ulid("\ud800" * 26)):
+        with pytest.raises(idforge.ParseError, match="lone surrogate"):
+            call()
+    with pytest.raises(idforge.InvalidArgumentError, match="lone surrogate"):
+        idforge.Snowflake("twitter\ud800", node=1)
+    with pytest.raises(idforge.InvalidArgumentError, match="lone surrogate"):
+        idforge.Snowflake(lease_store="file:/tmp/\ud800")
+
+
+def test_control_characters_in_an_id_are_shown_escaped():
+    with pytest.raises(idforge.ParseError) as e:
+        idforge.inspect("ab\x1b[31m\n\x07\xff")
+    message = str(e.value)
+    assert "'ab\\x1b[31m\\n\\x07" in message, message
+    assert not any(ord(c) < 0x20 for c in message), message

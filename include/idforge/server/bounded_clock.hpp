@@ -20,6 +20,7 @@ class BoundedClock final : public Clock {
   static constexpr std::int64_t kGaveUpNs = INT64_MIN;
   std::int64_t now_ns() noexcept override;
   void wait_until_ns(std::int64_t unix_ns) noexcept override;
+  void wait_until_ns_at_most(std::int64_t unix_ns, std::int64_t max_wait_ns) noexcept override;
 };
 
 /// For its lifetime, bounds the waits of BoundedClock on this thread: none may last past

@@ -1,10 +1,8 @@
-#include "printable.hpp"
-
-#include <fmt/core.h>
+#include "idforge/detail/printable.hpp"
 
 #include <cstdint>
 
-namespace idforge::cli {
+namespace idforge::detail {
 namespace {
 
 // Length of the valid UTF-8 sequence at s[i] and its code point, or 0 when the bytes there
@@ -31,6 +29,13 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t& cp) {
   return n;
 }
 
+// "\\x" or "\\u" and the value in `digits` lowercase hex digits (core does not link {fmt}).
+void append_escape(std::string& out, const char* prefix, std::uint32_t value, int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += prefix;
+  for (int d = digits - 1; d >= 0; --d) out += kHex[(value >> (4 * d)) & 0xF];
+}
+
 bool hidden(char32_t cp) {
   return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
          (cp >= 0x2066 && cp <= 0x2069);
@@ -53,15 +58,15 @@ std::string printable(std::string_view text) {
     } else if (c == '\r') {
       out += "\\r", ++i;
     } else if (c < 0x80) {
-      out += fmt::format("\\x{:02x}", c), ++i;
+      append_escape(out, "\\x", c, 2), ++i;
     } else {
       char32_t cp = 0;
       const std::size_t n = utf8_sequence(text, i, cp);
       if (n == 0) {
-        out += fmt::format("\\x{:02x}", c), ++i;
+        append_escape(out, "\\x", c, 2), ++i;
       } else {
         if (hidden(cp))
-          out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
+          append_escape(out, "\\u", static_cast<std::uint32_t>(cp), 4);
         else
           out.append(text.substr(i, n));
         i += n;
@@ -71,4 +76,4 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-}  // namespace idforge::cli
+}  // namespace idforge::detail
