@@ -4,6 +4,7 @@
 
 #include "c_support.hpp"
 #include "idforge/coord/coord_errc.hpp"
+#include "idforge/detail/printable.hpp"
 #include "idforge/version.hpp"
 
 namespace idforge::c {
@@ -12,9 +13,13 @@ namespace {
 thread_local std::string t_last_error;
 }  // namespace
 
+// No message is longer than this: one that quotes a long input more than once (a lease
+// store URL of 5,000 bytes, its path again in the cause) keeps its head and its tail.
+constexpr std::size_t kMaxMessage = 1024;
+
 idforge_status fail(idforge_status status, const char* message) noexcept {
   try {
-    t_last_error.assign(message);
+    t_last_error = detail::shortened(message, kMaxMessage);
   } catch (...) {
     t_last_error.clear();  // no room for the message: the status still says what happened
   }

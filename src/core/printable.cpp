@@ -76,4 +76,18 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string shortened(std::string_view message, std::size_t max) {
+  if (message.size() <= max) return std::string(message);
+  const auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  constexpr std::string_view kJoin = "...";
+  std::size_t head = max * 2 / 5;
+  while (head > 0 && continuation(message[head])) --head;
+  std::size_t tail_from = message.size() - (max - max * 2 / 5 - kJoin.size());
+  while (tail_from < message.size() && continuation(message[tail_from])) ++tail_from;
+  std::string out(message.substr(0, head));
+  out += kJoin;
+  out += message.substr(tail_from);
+  return out;
+}
+
 }  // namespace idforge::detail

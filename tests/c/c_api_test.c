@@ -223,6 +223,17 @@ static void test_snowflake_errors(void) {
   CHECK_STATUS(idforge_snowflake_new("twitter", -1, "nosuch:x", &gen), IDFORGE_E_PARSE_ERROR);
   CHECK_MESSAGE_HAS("nosuch:x");
   /* A node named by the URL and locked nowhere: two processes given it would collide. */
+  {
+    /* A long URL is quoted more than once (the URL, then its path in the cause): the
+       message keeps its head and its tail, 1024 bytes at most. */
+    static char url[6000];
+    memcpy(url, "file:/tmp/", 10);
+    memset(url + 10, 'a', sizeof url - 11);
+    url[sizeof url - 1] = '\0';
+    CHECK(idforge_snowflake_new("twitter", -1, url, &gen) != IDFORGE_OK);
+    CHECK(strlen(idforge_last_error()) <= 1024);
+    CHECK_MESSAGE_HAS("file:/tmp/aaaa");
+  }
   CHECK_STATUS(idforge_snowflake_new("twitter", -1, "static:5", &gen), IDFORGE_E_INVALID_ARGUMENT);
   CHECK_MESSAGE_HAS("static:5");
   CHECK_MESSAGE_HAS("state=DIR");

@@ -5,41 +5,32 @@
 // client in another encoding.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
 
+#include "idforge/detail/printable.hpp"
 #include "idforge_pg_shim.h"
 
 namespace idforge_pg {
-
-inline bool utf8_continuation(char c) noexcept {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
 
 /// Writes message (shortened as above when it does not fit) and a terminator into err.
 inline void put_error(char* err, std::string_view message) noexcept {
   if (err == nullptr) return;
   constexpr std::size_t kRoom = IDF_ERR_SIZE - 1;
-  if (message.size() <= kRoom) {
-    std::memcpy(err, message.data(), message.size());
-    err[message.size()] = '\0';
-    return;
+  std::size_t n = 0;
+  try {
+    const std::string text = idforge::detail::shortened(message, kRoom);
+    n = text.size();
+    std::memcpy(err, text.data(), n);
+  } catch (...) {  // out of memory: the head alone, on a character boundary
+    n = std::min(message.size(), kRoom);
+    while (n > 0 && n < message.size() && (static_cast<unsigned char>(message[n]) & 0xC0) == 0x80)
+      --n;
+    std::memcpy(err, message.data(), n);
   }
-  constexpr std::string_view kJoin = "...";
-  constexpr std::size_t kHead = kRoom * 2 / 5;
-  std::size_t head = kHead;
-  while (head > 0 && utf8_continuation(message[head])) --head;
-  std::size_t tail_from = message.size() - (kRoom - kHead - kJoin.size());
-  while (tail_from < message.size() && utf8_continuation(message[tail_from])) ++tail_from;
-  char* out = err;
-  std::memcpy(out, message.data(), head);
-  out += head;
-  std::memcpy(out, kJoin.data(), kJoin.size());
-  out += kJoin.size();
-  std::memcpy(out, message.data() + tail_from, message.size() - tail_from);
-  out += message.size() - tail_from;
-  *out = '\0';
+  err[n] = '\0';
 }
 
 }  // namespace idforge_pg

@@ -15,4 +15,10 @@ namespace idforge::detail {
 /// ASCII and valid UTF-8 pass through unchanged (a backslash stays one backslash).
 std::string printable(std::string_view text);
 
+/// message unchanged if it has at most max bytes; else its head (what failed, which store:
+/// two fifths of max) and its tail (the cause, which comes last: "...: Connection refused"),
+/// joined by "...", max bytes in all, never cutting a UTF-8 sequence. For messages that
+/// may quote a long input more than once (a lease store URL, a path). max >= 16.
+std::string shortened(std::string_view message, std::size_t max);
+
 }  // namespace idforge::detail
