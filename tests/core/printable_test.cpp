@@ -15,7 +15,7 @@ TEST(Printable, ControlsAndBytesThatAreNotUtf8AreEscaped) {
   EXPECT_EQ(printable(std::string("a\0b\x1b[1m\n\t\r\x7f\xff", 12)),
             "a\\x00b\\x1b[1m\\n\\t\\r\\x7f\\xff");
   EXPECT_EQ(printable("caf\xc3\xa9 \\ ok"), "caf\xc3\xa9 \\ ok");  // UTF-8 and '\' unchanged
-  EXPECT_EQ(printable("\xe2\x80\xae"), "\\u202e");                  // a bidi override
+  EXPECT_EQ(printable("\xe2\x80\xae"), "\\u202e");                 // a bidi override
 }
 
 // Core's parse errors quote input through printable: C, Python and Node get the same words.
@@ -26,7 +26,8 @@ TEST(Printable, ParseErrorsQuoteTheInputEscaped) {
 
 TEST(Shortened, KeepsHeadAndTailOnCharacterBoundaries) {
   EXPECT_EQ(shortened("short", 16), "short");
-  std::string long_text = "store refused (file:/" + std::string(5000, 'a') + "): Connection refused";
+  std::string long_text =
+      "store refused (file:/" + std::string(5000, 'a') + "): Connection refused";
   const std::string s = shortened(long_text, 1024);
   EXPECT_EQ(s.size(), 1024u);
   EXPECT_EQ(s.rfind("store refused (file:/", 0), 0u);
