@@ -11,7 +11,8 @@ build="$root/build-portable"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIDFORGE_TEXT_SCALAR_ONLY=ON \
     -DIDFORGE_BUILD_BENCH=OFF -DIDFORGE_BUILD_CLI=OFF -DIDFORGE_BUILD_SERVER=OFF -DIDFORGE_BUILD_LAB=OFF \
-    -DIDFORGE_BUILD_TICKET=OFF -DIDFORGE_BUILD_COORD=OFF -DIDFORGE_INSTALL=OFF >/dev/null
+    -DIDFORGE_BUILD_TICKET=OFF -DIDFORGE_BUILD_COORD=OFF -DIDFORGE_BUILD_PG_EXTENSION=OFF \
+    -DIDFORGE_BUILD_SQLITE_EXTENSION=OFF -DIDFORGE_INSTALL=OFF >/dev/null
 fi
 cmake --build "$build" -j "${IDFORGE_JOBS:-$(nproc)}" --target idforge_core_tests
 bin=$(find "$build/tests" -name idforge_core_tests -type f -perm -u+x | head -1)
