@@ -1,4 +1,5 @@
 #include "idforge/clock.hpp"
+#include "idforge/detail/monotonic.hpp"
 
 #include <time.h>
 
@@ -8,6 +9,9 @@
 
 namespace idforge {
 namespace {
+
+using detail::monotonic_ns;
+using detail::sleep_until_monotonic;
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -20,20 +24,6 @@ inline void cpu_relax() noexcept {
 // Sleeping closer than this to the target risks oversleeping it (timer slack, wake-up
 // latency measured at 50-100 us on this class of machine); the rest is spun.
 constexpr std::int64_t kSpinTailNs = 100'000;
-
-std::int64_t monotonic_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// Sleeps until CLOCK_MONOTONIC reads mono_ns: a wait measured on the clock no one steps.
-void sleep_until_monotonic(std::int64_t mono_ns) noexcept {
-  timespec ts{static_cast<time_t>(mono_ns / 1'000'000'000),
-              static_cast<long>(mono_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
 
 }  // namespace
 

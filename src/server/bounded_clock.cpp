@@ -1,4 +1,5 @@
 #include "idforge/server/bounded_clock.hpp"
+#include "idforge/detail/monotonic.hpp"
 
 #include <time.h>
 
@@ -10,23 +11,13 @@
 namespace idforge::server {
 namespace {
 
+using detail::monotonic_ns;
+using detail::sleep_until_monotonic;
+
 thread_local WaitBound* t_bound = nullptr;
 
 // A stop flag is seen within this long by a waiting thread.
 constexpr std::int64_t kSliceNs = 10'000'000;
-
-std::int64_t monotonic_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-void sleep_until_monotonic(std::int64_t mono_ns) noexcept {
-  timespec ts{static_cast<time_t>(mono_ns / 1'000'000'000),
-              static_cast<long>(mono_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
 
 }  // namespace
 
