@@ -80,9 +80,10 @@ class Ulid {
   static std::optional<Ulid> try_parse(std::string_view text) noexcept;
 
   /// Writes the 26 uppercase characters (no terminator) at out; returns out + 26.
-  /// Inline down to one indirect call into the vector code chosen for this CPU.
+  /// Inline down to one indirect call into the vector code chosen for this CPU; code compiled
+  /// for AVX2 gets the AVX2 kernel itself inline (detail/text_inline.hpp).
   char* to_chars(char* out) const noexcept {
-    return IDFORGE_TEXT_KERNEL(ulid_to_chars)(bytes_.data(), out);
+    return IDFORGE_TEXT_INLINE(ulid_to_chars)(bytes_.data(), out);
   }
   /// The 26-character text, e.g. "01ARZ3NDEKTSV4RRFFQ69G5FAV".
   std::string to_string() const;
@@ -106,7 +107,7 @@ ParseStatus ulid_parse_error(std::string_view text) noexcept;
 /// A valid ULID costs one indirect call into the vector code.
 inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
   if (text.size() == Ulid::kTextSize &&
-      IDFORGE_TEXT_KERNEL(ulid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
+      IDFORGE_TEXT_INLINE(ulid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};
   return detail::ulid_parse_error(text);
 }

@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "idforge/detail/text_dispatch.hpp"
+#include "idforge/detail/text_inline.hpp"
 #include "idforge/parse_status.hpp"
 
 namespace idforge {
@@ -98,13 +98,14 @@ class Uuid {
   static std::optional<Uuid> try_parse(std::string_view text) noexcept;
 
   /// Writes the canonical lowercase form (36 chars, no terminator) at out; returns out + 36.
-  /// Inline down to one indirect call into the vector code chosen for this CPU.
+  /// Inline down to one indirect call into the vector code chosen for this CPU; code compiled
+  /// for AVX2 gets the AVX2 kernel itself inline (detail/text_inline.hpp).
   char* to_chars(char* out) const noexcept {
-    return IDFORGE_TEXT_KERNEL(uuid_to_chars)(bytes_.data(), out);
+    return IDFORGE_TEXT_INLINE(uuid_to_chars)(bytes_.data(), out);
   }
   /// Writes the 32 lowercase hex digits at out; returns out + 32.
   char* to_hex_chars(char* out) const noexcept {
-    return IDFORGE_TEXT_KERNEL(uuid_to_hex)(bytes_.data(), out);
+    return IDFORGE_TEXT_INLINE(uuid_to_hex)(bytes_.data(), out);
   }
   /// The canonical lowercase form, e.g. "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".
   std::string to_string() const;
@@ -145,7 +146,7 @@ ParseStatus parse_uuid_any(std::string_view text, Uuid& out) noexcept;
 /// one indirect call into the vector code; every other case goes out of line.
 inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
   if (text.size() == Uuid::kTextSize &&
-      IDFORGE_TEXT_KERNEL(uuid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
+      IDFORGE_TEXT_INLINE(uuid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};
   return detail::parse_uuid_any(text, out);
 }

@@ -1,5 +1,6 @@
 // Byte-shuffle patterns and constants for the vector text kernels, computed at compile time
-// from the text layouts so that no index is typed by hand. Private to the core.
+// from the text layouts so that no index is typed by hand. Used by the core's kernels and by
+// the inline AVX2 kernels (text_avx2.hpp).
 #pragma once
 
 #include <cstddef>
