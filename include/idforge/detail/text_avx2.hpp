@@ -23,7 +23,6 @@
 
 #define IDFORGE_AVX2 __attribute__((target("avx2")))
 
-
 namespace idforge::detail::avx2 {
 
 namespace s = simd;
