@@ -30,7 +30,7 @@ namespace idforge {
 using UlidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 class Ulid;
-inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
 
 /// A ULID. A regular value: copy, compare, hash.
 class Ulid {
@@ -82,7 +82,7 @@ class Ulid {
   /// Writes the 26 uppercase characters (no terminator) at out; returns out + 26.
   /// Inline down to one indirect call into the vector code chosen for this CPU; code compiled
   /// for AVX2 gets the AVX2 kernel itself inline (detail/text_inline.hpp).
-  char* to_chars(char* out) const noexcept {
+  IDFORGE_TEXT_INLINE_ABI char* to_chars(char* out) const noexcept {
     return IDFORGE_TEXT_INLINE(ulid_to_chars)(bytes_.data(), out);
   }
   /// The 26-character text, e.g. "01ARZ3NDEKTSV4RRFFQ69G5FAV".
@@ -94,7 +94,7 @@ class Ulid {
   }
 
  private:
-  friend ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+  IDFORGE_TEXT_INLINE_ABI friend ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
   Bytes bytes_{};
 };
 
@@ -105,7 +105,7 @@ ParseStatus ulid_parse_error(std::string_view text) noexcept;
 
 /// Parses text as a ULID into out without throwing or allocating; out is unchanged on failure.
 /// A valid ULID costs one indirect call into the vector code.
-inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
+IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept {
   if (text.size() == Ulid::kTextSize &&
       IDFORGE_TEXT_INLINE(ulid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};

@@ -44,7 +44,7 @@ const char* to_string(UuidVariant v) noexcept;
 using UuidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
 
 class Uuid;
-inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
 
 /// A UUID of any version. A regular value: copy it freely, compare it, hash its bytes.
 class Uuid {
@@ -100,11 +100,11 @@ class Uuid {
   /// Writes the canonical lowercase form (36 chars, no terminator) at out; returns out + 36.
   /// Inline down to one indirect call into the vector code chosen for this CPU; code compiled
   /// for AVX2 gets the AVX2 kernel itself inline (detail/text_inline.hpp).
-  char* to_chars(char* out) const noexcept {
+  IDFORGE_TEXT_INLINE_ABI char* to_chars(char* out) const noexcept {
     return IDFORGE_TEXT_INLINE(uuid_to_chars)(bytes_.data(), out);
   }
   /// Writes the 32 lowercase hex digits at out; returns out + 32.
-  char* to_hex_chars(char* out) const noexcept {
+  IDFORGE_TEXT_INLINE_ABI char* to_hex_chars(char* out) const noexcept {
     return IDFORGE_TEXT_INLINE(uuid_to_hex)(bytes_.data(), out);
   }
   /// The canonical lowercase form, e.g. "017f22e2-79b0-7cc3-98c4-dc0c0c07398f".
@@ -132,7 +132,7 @@ class Uuid {
   constexpr std::uint64_t load_be(int at) const noexcept {
     return to_big_endian(std::bit_cast<std::array<std::uint64_t, 2>>(bytes_)[at / 8]);
   }
-  friend ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+  IDFORGE_TEXT_INLINE_ABI friend ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
   Bytes bytes_{};
 };
 
@@ -144,7 +144,7 @@ ParseStatus parse_uuid_any(std::string_view text, Uuid& out) noexcept;
 /// Parses text as a UUID into out without throwing or allocating; the status says where
 /// and why it failed. out is unchanged on failure. The canonical form of a valid UUID costs
 /// one indirect call into the vector code; every other case goes out of line.
-inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
+IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept {
   if (text.size() == Uuid::kTextSize &&
       IDFORGE_TEXT_INLINE(uuid_from_chars)(text.data(), out.bytes_.data())) [[likely]]
     return {};

@@ -32,8 +32,15 @@ Layout layout_from_option(const std::string& spec);
 /// reach the parser whole and be refused there.) what describes the IDs in --help.
 void take_ids_as_written(CLI::App* cmd, const std::string& what);
 
-/// The IDs given to cmd, in order. Throws CLI::ExtrasError for an unknown option (an
-/// argument starting with '-') and CLI::RequiredError when there is none.
+/// The IDs given to cmd, in order: its arguments, then those after "--". Throws
+/// CLI::ExtrasError for an unknown option (an argument before "--" starting with '-') and
+/// CLI::RequiredError when there is none.
 std::vector<std::string> ids_as_written(CLI::App* cmd);
+
+/// Parses argv the POSIX way around "--": what follows it is handed, untouched, to the command
+/// that takes IDs (ids_as_written), even "-abc" or "--json"; a command that takes no IDs is
+/// refused with CLI::ExtrasError before it runs. (CLI11 2.1 ends a subcommand at "--" and
+/// hands the rest to the root, which refuses it.)
+void parse_with_ids_after_marker(CLI::App& app, int argc, char** argv);
 
 }  // namespace idforge::cli

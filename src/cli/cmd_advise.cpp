@@ -29,16 +29,10 @@ struct AdviseArgs {
 };
 
 MeasuredFigures load_measured(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw CommandFailure{
-        "--measured '" + path +
-        "': no such file (a JSON file from 'idforge lab db --memory-mb M --json')"};
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_file(path, "--measured");
   MemoryLabResult run;
   try {
-    run = memory_lab_from_json(text.str());
+    run = memory_lab_from_json(text);
   } catch (const Error& e) {
     throw CommandFailure{"--measured '" + path + "': " + e.what()};
   }

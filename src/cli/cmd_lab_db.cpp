@@ -168,7 +168,19 @@ void add_lab_db(CLI::App& lab) {
   cmd->add_flag("--json", a->json, "Print JSON instead of a table");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->add_option("--svg", a->svg, "Also write an SVG chart to this file");
-  cmd->callback([a] { run_db(*a); });
+  cmd->callback([a, cmd] {
+    // An option only a memory-limited run reads, given without --memory-mb, would be dropped
+    // in silence: the user meant a run that this is not.
+    if (a->memory.memory_mb.empty() && a->memory.report.empty())
+      for (const char* name :
+           {"--windows", "--probe", "--writers", "--writer-kinds", "--writer-seconds",
+            "--writer-prefill", "--port", "--data-dir", "--sync-commit"})
+        if (cmd->count(name) > 0)
+          throw CommandFailure{
+              std::string(name) + " is read only by a memory-limited run: add --memory-mb M",
+              kExitUsage};
+    run_db(*a);
+  });
 }
 
 }  // namespace idforge::cli

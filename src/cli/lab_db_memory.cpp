@@ -2,8 +2,9 @@
 
 #include <fmt/core.h>
 #include <signal.h>
+#include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -13,42 +14,26 @@
 #include "idforge/lab/svg_chart.hpp"
 #include "lab_output.hpp"
 #include "output.hpp"
+#include "stop_signals.hpp"
 
 namespace idforge::cli {
 namespace {
 
 using namespace idforge::lab;
 
-// A signal during a run asks it to stop between rows, so that the lab server is stopped and
-// its cgroup removed on the way out instead of being left behind.
-std::atomic<bool> g_stop{false};
-extern "C" void on_lab_db_stop_signal(int) {
-  g_stop.store(true);
-}
-
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_lab_db_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  }
-  ~StopSignals() {
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3]{};
-};
-
 std::vector<unsigned> parse_writers(const std::string& text) {
   std::vector<unsigned> out;
-  if (text == "none" || text.empty()) return out;
+  if (text == "none") return out;
+  if (text.empty())
+    throw CommandFailure{"--writers '': a comma-separated list of writer counts, or none"};
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    out.push_back(static_cast<unsigned>(parse_count(item, "--writers", 256)));
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto n = static_cast<unsigned>(parse_count(item, "--writers", 256));
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw CommandFailure{"--writers '" + text + "': " + std::to_string(n) +
+                           " twice (each count is one point of the curve)"};
+    out.push_back(n);
+  }
   return out;
 }
 
@@ -274,7 +259,8 @@ void add_memory_options(CLI::App& cmd, MemoryArgs& a) {
       ->capture_default_str();
   cmd.add_option("--port", a.port,
                  "With --memory-mb: the lab server's port on 127.0.0.1 (default 14441/14447 + "
-                 "IDFORGE_PORT_OFFSET)");
+                 "IDFORGE_PORT_OFFSET)")
+      ->check(CLI::Range(1, 65535));
   cmd.add_option(
       "--data-dir", a.data_dir,
       "With --memory-mb: folder for the lab server's files (default $IDFORGE_DATA or .data)");
@@ -284,24 +270,18 @@ void add_memory_options(CLI::App& cmd, MemoryArgs& a) {
 
 void run_db_memory(const MemoryArgs& a) {
   if (!a.report.empty()) {
-    std::ifstream in(a.report);
-    if (!in)
-      throw CommandFailure{
-          "--report '" + a.report +
-          "': no such file (a JSON file from 'idforge lab db --memory-mb M --json')"};
-    std::stringstream text;
-    text << in.rdbuf();
+    const std::string text = read_file(a.report, "--report");
     MemoryLabResult r;
     try {
-      r = memory_lab_from_json(text.str());
+      r = memory_lab_from_json(text);
     } catch (const Error& e) {
       throw CommandFailure{"--report '" + a.report + "': " + e.what()};
     }
-    if (!a.svg.empty()) write_svg(r, a.svg);
     if (a.json)
       print_out("{}\n", memory_lab_json(r));
     else
       print_text(r);
+    if (!a.svg.empty()) write_svg(r, a.svg);
     return;
   }
   MemoryLabOptions o;
@@ -321,22 +301,37 @@ void run_db_memory(const MemoryArgs& a) {
   o.port = a.port;
   o.parent_dir = a.data_dir;
   o.synchronous_commit = a.sync_commit;
+  // A limit above the machine's memory never binds: the run would measure nothing it claims.
+  const auto ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                   static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+  if (ram > 0 && o.memory_bytes > ram)
+    throw CommandFailure{"--memory-mb " + a.memory_mb + ": more than this machine's " +
+                         std::to_string(ram >> 20) + " MiB of memory, so the limit would not bind"};
+  // Checked before a run of minutes, not after it.
+  if (!a.svg.empty()) check_writable(a.svg, "--svg");
   if (!a.quiet) o.progress = [](const std::string& line) { note(line); };
-  g_stop = false;
-  o.should_stop = [] { return g_stop.load(); };
+  // A signal asks the run to stop between rows, so that the lab server is stopped and its
+  // cgroup removed on the way out instead of being left behind.
   StopSignals signals;
+  o.should_stop = [] { return g_stop_signal != 0; };
   MemoryLabResult r;
   try {
     r = run_memory_lab(o);
   } catch (const CgroupUnavailable& e) {
     throw CommandFailure{e.what()};
+  } catch (const Error& e) {
+    if (g_stop_signal != 0)
+      throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) +
+                               ": the lab server was stopped and its cgroup removed",
+                           128 + g_stop_signal};
+    throw;
   }
-  if (!a.svg.empty()) write_svg(r, a.svg);
-  if (a.json) {
+  // The results first: a chart that cannot be written must not take them with it.
+  if (a.json)
     print_out("{}\n", memory_lab_json(r));
-    return;
-  }
-  print_text(r);
+  else
+    print_text(r);
+  if (!a.svg.empty()) write_svg(r, a.svg);
 }
 
 }  // namespace idforge::cli

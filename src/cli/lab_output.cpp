@@ -82,16 +82,36 @@ std::string read_file(const std::string& path, const std::string& option) {
   };
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec) throw fail(ec.message());
+  if (ec)
+    throw fail(ec == std::errc::no_such_file_or_directory ? std::string("no such file")
+                                                          : ec.message());
   if (!std::filesystem::is_regular_file(status)) throw fail("not a regular file");
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxReadBytes)
+    throw fail(std::to_string(size) + " bytes: larger than " + std::to_string(kMaxReadBytes >> 20) +
+               " MiB, which no file this command reads comes near");
   // stdio rather than a stream: a read error keeps its errno instead of an ios_base::failure.
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw fail(std::string("cannot open: ") + std::strerror(errno));
   std::string content;
   char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) content.append(buf, n);
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) {
+    content.append(buf, n);
+    // A file that grows while it is read is stopped at the same bound.
+    if (content.size() > kMaxReadBytes)
+      throw fail("larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB");
+  }
   if (std::ferror(f.get())) throw fail(std::string("cannot read: ") + std::strerror(errno));
   return content;
+}
+
+void check_writable(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  // Append mode: opening neither truncates an existing file nor writes to it.
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "ab"), &std::fclose);
+  if (!f) throw CommandFailure{option + " '" + path + "': cannot write: " + std::strerror(errno)};
+  f.reset();
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 void write_file(const std::string& path, const std::string& content) {

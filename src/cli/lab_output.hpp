@@ -22,9 +22,17 @@ std::string percent(double fraction);
 std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
 
-/// The whole content of the regular file at path; a failure (missing, a folder, unreadable)
-/// is a CommandFailure naming the option, the path and the reason.
+/// The most read_file reads: a lab run's JSON of 1,000 windows a kind is under 2 MiB.
+inline constexpr std::uintmax_t kMaxReadBytes = std::uintmax_t{64} << 20;
+
+/// The whole content of the regular file at path, at most kMaxReadBytes; a failure (missing,
+/// a folder, a device such as /dev/zero, too large, unreadable) is a CommandFailure naming the
+/// option, the path and the reason.
 std::string read_file(const std::string& path, const std::string& option);
+
+/// Fails now, as write_file would later, if path cannot be written: a long run checks its
+/// output file before it starts. Leaves no file behind that was not there before.
+void check_writable(const std::string& path, const std::string& option);
 
 /// Writes content to path; a failure is a CommandFailure naming the path and the reason.
 void write_file(const std::string& path, const std::string& content);

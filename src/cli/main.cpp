@@ -35,7 +35,7 @@ int print_help_or_version(CLI::App& app, const CLI::ParseError& e) {
 
 int run(CLI::App& app, int argc, char** argv) {
   try {
-    app.parse(argc, argv);
+    idforge::cli::parse_with_ids_after_marker(app, argc, argv);
     return 0;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))

@@ -90,12 +90,10 @@ std::string parse_message(std::string_view what_kind, std::string_view input, st
   m += "' at position ";
   m += std::to_string(pos);
   m += ": ";
-  // A reason may quote a value from the input too ("got '...'"): keep it to a line.
-  constexpr std::size_t kReason = 256;
-  if (reason.size() <= kReason)
-    m += reason;
-  else
-    m += std::string(reason.substr(0, utf8_floor(reason, kReason))) + "...";
+  // A reason may quote a value from the input too ("got '...'"): keep it bounded, but keep
+  // its head and its tail, since a rule's last words are often the hint ("... with
+  // --encoding)"). The rules themselves stay under 512 bytes and are never cut.
+  m += detail::shortened(reason, 512);
   return m;
 }
 

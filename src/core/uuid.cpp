@@ -88,6 +88,15 @@ ParseStatus detail::parse_uuid_any(std::string_view text, Uuid& out) noexcept {
       return {n < kUrnPrefixSize + Uuid::kTextSize ? n : kUrnPrefixSize + Uuid::kTextSize,
               "URN form is 'urn:uuid:' + 36 characters (8-4-4-4-12), 45 in all"};
     st = parse_canonical(text, kUrnPrefixSize, b);
+  } else if (n == Uuid::kTextSize + 2) {
+    // The braced form's length with something else first: the opening is what is wrong.
+    return {0, "expected '{' opening the braced form ('{' + 8-4-4-4-12 + '}', 38 characters)"};
+  } else if (n == kUrnPrefixSize + Uuid::kTextSize) {
+    std::size_t i = 0;  // the first character where the prefix, in either case, differs
+    while (i < kUrnPrefixSize && iequal_prefix(text.substr(i, 1), {kUrnPrefix + i, 1})) ++i;
+    return {i,
+            "expected 'urn:uuid:' opening the URN form ('urn:uuid:' + 8-4-4-4-12, 45 "
+            "characters)"};
   } else {
     // Point at where the text stops matching every form: its end if it is a prefix of a
     // longer form, else the first character past 36.

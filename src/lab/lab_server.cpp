@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -122,13 +124,14 @@ std::string mib(std::uint64_t b) {
 }  // namespace
 
 int default_lab_port(DbEngine engine) {
+  // The whole value or nothing: "0x10000" or "700x" read up to the first odd character would
+  // land on another port than the one meant, and maybe on a running server's.
+  const std::string text = env_or("IDFORGE_PORT_OFFSET", "0");
   int off = 0;
-  try {
-    off = std::stoi(env_or("IDFORGE_PORT_OFFSET", "0"));
-  } catch (const std::exception&) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), off);
+  if (ec != std::errc() || end != text.data() + text.size() || off < 0 || off > 50000)
     throw Error(errc::invalid_argument,
-                "IDFORGE_PORT_OFFSET '" + env_or("IDFORGE_PORT_OFFSET", "") + "': not a number");
-  }
+                "IDFORGE_PORT_OFFSET '" + text + "': must be a whole number 0..50000");
   return (engine == DbEngine::mariadb ? 14447 : 14441) + off;
 }
 

@@ -331,12 +331,33 @@ std::vector<WritersResult> writers_curve(detail::DbDriver& db, const DbConnectio
   return out;
 }
 
+// MariaDB's floors, measured: the server does not start with a buffer pool of 5 MiB, and is
+// killed for memory in a 16, 20 or 32 MiB cgroup within the first rows (mariadbd holds its own
+// memory beside the pool, and the redo log's page cache is charged too). Long runs need more:
+// 10^6 rows a kind were killed at 64 MiB and ran at 128.
+constexpr std::uint64_t kInnoDbMinPool = std::uint64_t{6} << 20;
+constexpr std::uint64_t kMinMemory[] = {std::uint64_t{8} << 20, std::uint64_t{16} << 20,
+                                        std::uint64_t{48} << 20};  // sqlite, postgres, mariadb
+
 void validate(MemoryLabOptions& o) {
-  const std::uint64_t min_memory = o.engine == DbEngine::sqlite ? (8u << 20) : (16u << 20);
+  const std::uint64_t min_memory = o.engine == DbEngine::sqlite     ? kMinMemory[0]
+                                   : o.engine == DbEngine::postgres ? kMinMemory[1]
+                                                                    : kMinMemory[2];
   if (o.memory_bytes < min_memory)
     throw Error(errc::invalid_argument, "memory " + mib(o.memory_bytes) + ": " +
                                             std::string(engine_name(o.engine)) +
                                             " needs at least " + mib(min_memory));
+  // The port first of what the run will need, so a bad IDFORGE_PORT_OFFSET is named before
+  // anything starts (SQLite's worker names its cgroup after PostgreSQL's port).
+  if (o.port == 0)
+    o.port = default_lab_port(o.engine == DbEngine::sqlite ? DbEngine::postgres : o.engine);
+  if (o.engine == DbEngine::mariadb) {
+    if (o.cache_bytes == 0) o.cache_bytes = std::max(o.memory_bytes / 4, kInnoDbMinPool);
+    if (o.cache_bytes < kInnoDbMinPool)
+      throw Error(errc::invalid_argument, "cache " + mib(o.cache_bytes) +
+                                              ": InnoDB's buffer pool is at least " +
+                                              mib(kInnoDbMinPool) + " with 16 KiB pages");
+  }
   if (o.cache_bytes == 0) o.cache_bytes = o.memory_bytes / 4;
   if (o.cache_bytes >= o.memory_bytes)
     throw Error(

@@ -113,9 +113,51 @@ std::string memory_lab_json(const MemoryLabResult& r) {
   return out.dump(1);
 }
 
+namespace {
+
+// Every figure of a run is a count, a size, a time, a rate or a ratio: a negative one (which
+// an unsigned read would wrap to 2^64 - n) or one past any machine's means the file was not
+// written by the lab, and printing or advising from it would state nonsense as measured.
+void check_figures(const json& j, const std::string& where) {
+  if (j.is_number()) {
+    const double v = j.get<double>();
+    if (!(v >= 0) || v > 1e18)
+      throw Error(errc::parse_error,
+                  where + " is " + j.dump() + ": every figure of a run is a number from 0 to 1e18");
+  } else if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) check_figures(value, where + "." + key);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i)
+      check_figures(j[i], where + "[" + std::to_string(i) + "]");
+  }
+}
+
+// nlohmann's messages start with "[json.exception.type_error.302] "; the rest says what.
+std::string without_prefix(const char* what) {
+  const std::string s = what;
+  const auto at = s.find("] ");
+  return at == std::string::npos ? s : s.substr(at + 2);
+}
+
+}  // namespace
+
 MemoryLabResult memory_lab_from_json(const std::string& text) {
+  json j;
   try {
-    const json j = json::parse(text);
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Not the library's message: it quotes the bytes it stopped at, which for a file that is
+    // not JSON at all may be anything.
+    throw Error(errc::parse_error,
+                "not JSON (syntax error at byte " + std::to_string(e.byte) +
+                    "); expected the file 'idforge lab db --memory-mb M --json' writes");
+  }
+  if (!j.is_object())
+    throw Error(errc::parse_error,
+                std::string("a JSON ") + j.type_name() +
+                    ", not the object 'idforge lab db --memory-mb M --json' writes");
+  check_figures(j, "run");
+  try {
     MemoryLabResult r;
     r.engine = parse_db_engine(j.value("engine", std::string("sqlite")));
     r.server_version = j.at("server_version").get<std::string>();
@@ -177,9 +219,16 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
         }
         r.writers.push_back(std::move(wr));
       }
+    if (r.results.empty())
+      throw Error(errc::parse_error, "no results: the run measured no key kind");
+    for (const MemoryKindResult& k : r.results)
+      if (k.leaf_fill > 1)
+        throw Error(errc::parse_error, std::string(info(k.kind).name) + " leaf_fill " +
+                                           std::to_string(k.leaf_fill) + ": a fill is at most 1");
     return r;
   } catch (const json::exception& e) {
-    throw Error(errc::parse_error, std::string("memory lab JSON: ") + e.what());
+    throw Error(errc::parse_error, "not a run from 'idforge lab db --memory-mb M --json': " +
+                                       without_prefix(e.what()));
   }
 }
 

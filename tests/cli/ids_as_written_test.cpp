@@ -50,6 +50,28 @@ TEST(CliIdsAsWritten, AnUnknownOptionOrNoIdIsAUsageError) {
 
 // "-5" used to be taken for an option and answered with a usage error; it is an ID argument
 // that does not decode, and the error says why.
+// "--" ends the options: what follows is IDs, taken as written even when it starts with '-'.
+TEST(CliIdsAsWritten, AfterDoubleDashEveryArgumentIsAnId) {
+  const auto r = run_idforge({"inspect", "--", kUuid});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("uuid"), std::string::npos) << r.out;
+  const auto two = run_idforge({"inspect", kUuid, "--", "01ARZ3NDEKTSV4RRFFQ69G5FAV"});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("ulid"), std::string::npos) << two.out;
+  // An option's spelling after "--" is an ID, refused as one (exit 1), not read as the option.
+  const auto dash = run_idforge({"inspect", "--", "--json"});
+  expect_one_line_error(dash, 1, "invalid ID '--json'");
+  const auto conv = run_idforge({"convert", "--to", "ulid", "--", kUuid});
+  ASSERT_EQ(conv.exit_code, 0) << conv.err;
+}
+
+TEST(CliIdsAsWritten, ACommandThatTakesNoIdsRefusesArgumentsAfterDoubleDash) {
+  const auto r = run_idforge({"gen", "uuid7", "--", "x"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("x"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "the command must not run: " << r.out;
+}
+
 TEST(CliIdsAsWritten, ANegativeNumberIsDecodedAndRefusedAsAnId) {
   const auto r = run_idforge({"inspect", "-5"});
   expect_one_line_error(r, 1, "'-5'");

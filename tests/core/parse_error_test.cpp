@@ -47,7 +47,21 @@ TEST(ParseError, ANulInTheInputDoesNotEndTheMessage) {
 TEST(ParseError, AnEchoInTheReasonIsBoundedToo) {
   const std::string huge(100'000, '9');
   const ParseError e("layout spec", "tick=x", 5, "got '" + huge + "'");
-  EXPECT_LT(std::string(e.what()).size(), 400u);
+  EXPECT_LT(std::string(e.what()).size(), 600u);
+  EXPECT_NE(std::string(e.what()).find("9'"), std::string::npos) << "the reason's tail is kept";
+}
+
+// The longest rule (inspect's "unrecognised shape", about 290 bytes) reaches the user whole:
+// its last words say what to do.
+TEST(ParseError, ARuleIsNeverCut) {
+  try {
+    inspect("bad");
+    ADD_FAILURE() << "decoded";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("..."), std::string::npos) << what;
+    EXPECT_NE(what.find("--encoding)"), std::string::npos) << what;
+  }
 }
 
 TEST(ParseError, InspectOfAMegabyteAnswersALine) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -25,6 +26,14 @@
 #endif
 
 namespace idforge {
+
+// text_inline_baseline.cpp, built without -m flags.
+namespace test {
+char* baseline_uuid_to_chars(const Uuid& u, char* out);
+ParseStatus baseline_parse_uuid(std::string_view text, Uuid& out);
+char* baseline_ulid_to_chars(const Ulid& u, char* out);
+}  // namespace test
+
 namespace {
 
 #define IDFORGE_STR(x) #x
@@ -142,6 +151,40 @@ TEST_F(TextInline, RefusalsCarryThePortableError) {
   Uuid u;
   ASSERT_TRUE(parse_uuid("017F22E2-79B0-7CC3-98C4-DC0C0C07398F", u).ok());
   EXPECT_EQ(u.to_string(), "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
+}
+
+// A program that links code built for the CPU level (this file) with baseline code
+// (text_inline_baseline.cpp, no inlining): the baseline calls keep the run-time path, so a
+// forced or spied-on table entry is what they reach.
+std::atomic<int> g_spied{0};
+
+TEST(TextInlineLink, BaselineCodeInTheSameProgramKeepsTheRunTimePath) {
+  // This file's own out-of-line copies, which a linker could otherwise keep for both.
+  volatile auto own_to_chars = &Uuid::to_chars;
+  volatile auto own_parse = &parse_uuid;
+  volatile auto own_ulid = &Ulid::to_chars;
+  (void)own_to_chars;
+  (void)own_parse;
+  (void)own_ulid;
+  ASSERT_TRUE(detail::use_text_path(detail::TextPath::scalar));
+  const detail::WriteFn write_spy = [](const std::uint8_t*, char* out) noexcept {
+    ++g_spied;
+    return out;
+  };
+  const detail::ReadFn read_spy = [](const char*, std::uint8_t*) noexcept {
+    ++g_spied;
+    return true;
+  };
+  detail::g_text.uuid_to_chars.store(write_spy);
+  detail::g_text.uuid_from_chars.store(read_spy);
+  detail::g_text.ulid_to_chars.store(write_spy);
+  char out[36];
+  Uuid u;
+  test::baseline_uuid_to_chars(Uuid(), out);
+  (void)test::baseline_parse_uuid("017f22e2-79b0-7cc3-98c4-dc0c0c07398f", u);
+  test::baseline_ulid_to_chars(Ulid(), out);
+  detail::use_best_text_path();
+  EXPECT_EQ(g_spied.load(), 3);
 }
 
 }  // namespace

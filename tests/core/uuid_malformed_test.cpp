@@ -37,6 +37,10 @@ const Case kCases[] = {
     {"urn:uuid:017f22e2-79b0-7cc3-98c4-dc0c0c07398", 44, "URN form"},
     {"urn:uuid:017f22e2-79b0-7cc3-98c4-dc0c0c0739xf", 43, "hex digit"},
     {"urn:uid:017f22e2-79b0-7cc3-98c4-dc0c0c07398f", 36, "expected 36 characters"},
+    // The length of the braced or URN form with a wrong opening: the opening is named.
+    {"(017f22e2-79b0-7cc3-98c4-dc0c0c07398f}", 0, "expected '{' opening the braced form"},
+    {"urX:uuid:017f22e2-79b0-7cc3-98c4-dc0c0c07398f", 2, "expected 'urn:uuid:'"},
+    {"URN:UUIX017f22e2-79b0-7cc3-98c4-dc0c0c07398f0", 7, "expected 'urn:uuid:'"},
     {"017f22e2-79b0-7cc3-98c4-dc0c0c07398f\n", 36, "expected 36 characters"},
 };
 

@@ -147,6 +147,7 @@ TEST(Advice, FiguresComeFromAMemoryRun) {
   v7.p50_after_ms = 0.5;
   v7.inserts_per_s_after = 2000;
   v7.wal_bytes_after = 100;
+  v7.wal_bytes_per_insert = 120;  // the whole growth: what advise quotes, as the report does
   v7.index_bytes = 1000;
   v4.kind = KeyKind::uuid4;
   v4.leaf_fill = 0.7;
@@ -154,6 +155,7 @@ TEST(Advice, FiguresComeFromAMemoryRun) {
   v4.p50_after_ms = 6;
   v4.inserts_per_s_after = 150;
   v4.wal_bytes_after = 300;
+  v4.wal_bytes_per_insert = 240;
   v4.index_bytes = 1400;
   v4.after_is_past_knee = true;
   text.kind = KeyKind::uuid4_text;
@@ -162,7 +164,7 @@ TEST(Advice, FiguresComeFromAMemoryRun) {
   const MeasuredFigures m = figures_from(run, "run");
   EXPECT_DOUBLE_EQ(m.slowdown_vs_ordered, 12);
   EXPECT_DOUBLE_EQ(m.throughput_vs_ordered, 0.075);
-  EXPECT_DOUBLE_EQ(m.wal_vs_ordered, 3);
+  EXPECT_DOUBLE_EQ(m.wal_vs_ordered, 2);
   EXPECT_DOUBLE_EQ(m.index_vs_ordered, 1.4);
   EXPECT_DOUBLE_EQ(m.text_index_vs_binary, 2);
   EXPECT_TRUE(m.random_past_memory);

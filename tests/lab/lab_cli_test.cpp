@@ -106,12 +106,41 @@ TEST(LabCli, BadOptionsGetOneLineNamingTheValue) {
       {{"lab", "db", "--rows", "1.5"}, "not a whole number"},
       {{"lab", "cost", "--fill-from", "/nonexistent.json"}, "no such file"},
       {{"lab", "btree", "--leaf-keys", "1"}, "--leaf-keys"},
+      // A device that never ends, a folder: refused before a byte is read.
+      {{"lab", "db", "--report", "/dev/zero"}, "--report '/dev/zero': not a regular file"},
+      {{"advise", "--measured", "/dev/zero"}, "--measured '/dev/zero': not a regular file"},
+      {{"advise", "--measured", "/tmp"}, "--measured '/tmp': not a regular file"},
+      // A limit above the machine's memory would not bind; checked before any cgroup.
+      {{"lab", "db", "--engine", "sqlite", "--memory-mb", "1048576"},
+       "so the limit would not bind"},
+      // A chart that cannot be written is found before the run, not after it.
+      {{"lab", "db", "--engine", "sqlite", "--memory-mb", "16", "--svg", "/nonexistent/dir/x.svg"},
+       "--svg '/nonexistent/dir/x.svg': cannot write"},
+      // Options only a memory-limited run reads are not dropped in silence.
+      {{"lab", "db", "--engine", "sqlite", "--windows", "5"},
+       "--windows is read only by a memory-limited run"},
+      {{"lab", "db", "--engine", "sqlite", "--memory-mb", "16", "--writers", "1,1"}, "1 twice"},
+      {{"lab", "db", "--engine", "sqlite", "--memory-mb", "16", "--writers", ""}, "or none"},
+      {{"lab", "db", "--engine", "postgres", "--memory-mb", "16", "--port", "0"}, "--port"},
+      {{"lab", "db", "--engine", "mariadb", "--memory-mb", "20"}, "mariadb needs at least 48 MiB"},
   };
   for (const auto& c : cases) {
     const auto r = run_idforge(c.args);
     EXPECT_NE(r.exit_code, 0) << c.says;
     EXPECT_NE(r.err.find(c.says), std::string::npos)
         << "stderr: " << r.err << " expected: " << c.says;
+  }
+}
+
+// The offset is read whole: "0x10000" once read as 0 put a run on another lab's port.
+TEST(LabCli, APortOffsetThatIsNotAWholeNumberIsRefused) {
+  for (const char* bad : {"0x10000", "700x", " 5", "1e3", "-1"}) {
+    const auto r = run_idforge({"lab", "db", "--engine", "postgres", "--memory-mb", "16"},
+                               {std::string("IDFORGE_PORT_OFFSET=") + bad});
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_NE(r.err.find("IDFORGE_PORT_OFFSET '" + std::string(bad) + "': must be a whole number"),
+              std::string::npos)
+        << r.err;
   }
 }
 

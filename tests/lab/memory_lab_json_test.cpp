@@ -3,6 +3,8 @@
 // error naming what is wrong; index_entry_bytes follows each engine's entry layout.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "idforge/error.hpp"
 #include "idforge/lab/memory_lab.hpp"
 
@@ -86,6 +88,48 @@ TEST(MemoryLabJson, BrokenTextIsAParseError) {
   }
 }
 
+// A file that is not JSON is refused without quoting it: `advise --measured /etc/shadow`
+// must not print the file's first bytes.
+TEST(MemoryLabJson, TextThatIsNotJsonIsNotQuoted) {
+  try {
+    memory_lab_from_json("root:$6$secret");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("not JSON (syntax error at byte"), std::string::npos) << what;
+    EXPECT_EQ(what.find("root"), std::string::npos) << what;
+    EXPECT_EQ(what.find("json.exception"), std::string::npos) << what;
+  }
+}
+
+// Figures no run can have are refused, naming where they are: a negative count (which an
+// unsigned read would wrap to 2^64 - 1), a fill above 1, no results at all.
+TEST(MemoryLabJson, ImpossibleFiguresAreRefusedWithTheirPlace) {
+  const nlohmann::json good = nlohmann::json::parse(memory_lab_json(sample()));
+  const auto expect_refused = [](const nlohmann::json& j, const std::string& says) {
+    try {
+      memory_lab_from_json(j.dump());
+      ADD_FAILURE() << says;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), errc::parse_error) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  nlohmann::json j = good;
+  j["rows"] = -1;
+  expect_refused(j, "run.rows is -1");
+  j = good;
+  j["results"][0]["windows"][0]["p50_ms"] = -5;
+  expect_refused(j, "run.results[0].windows[0].p50_ms is -5");
+  j = good;
+  j["results"][0]["leaf_fill"] = 1.9;
+  expect_refused(j, "a fill is at most 1");
+  j = good;
+  j["results"] = nlohmann::json::array();
+  expect_refused(j, "no results");
+  expect_refused(nlohmann::json::array({1, 2}), "a JSON array");
+}
+
 TEST(MemoryLab, EntryBytesFollowEachEnginesLayout) {
   EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::postgres, KeyKind::snowflake), 20);
   EXPECT_DOUBLE_EQ(index_entry_bytes(DbEngine::postgres, KeyKind::uuid4), 28);
@@ -110,6 +154,19 @@ TEST(MemoryLab, BadOptionsAreNamedBeforeAnythingStarts) {
     cases.push_back({o, says});
   };
   with([](MemoryLabOptions& o) { o.memory_bytes = 8u << 20; }, "needs at least 16 MiB");
+  with(
+      [](MemoryLabOptions& o) {
+        o.engine = DbEngine::mariadb;
+        o.memory_bytes = 20u << 20;
+      },
+      "mariadb needs at least 48 MiB");
+  with(
+      [](MemoryLabOptions& o) {
+        o.engine = DbEngine::mariadb;
+        o.memory_bytes = 64u << 20;
+        o.cache_bytes = 2u << 20;
+      },
+      "buffer pool is at least 6 MiB");
   with([](MemoryLabOptions& o) { o.cache_bytes = o.memory_bytes; },
        "must be below the memory limit");
   with([](MemoryLabOptions& o) { o.windows = 1; }, "windows 1");

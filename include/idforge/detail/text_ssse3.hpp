@@ -20,8 +20,9 @@
 
 #include "idforge/detail/text_simd_layout.hpp"
 
-#define IDFORGE_SSSE3 __attribute__((target("ssse3")))
-
+// static: each translation unit keeps its own copy, compiled with its own flags, so the
+// library's run-time table never ends up pointing at a copy a user's -march build made.
+#define IDFORGE_SSSE3 __attribute__((target("ssse3"))) static
 
 namespace idforge::detail::ssse3 {
 
