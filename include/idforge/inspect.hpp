@@ -42,7 +42,7 @@ struct InspectOptions {
 Inspection inspect_snowflake(std::string_view text, const InspectOptions& options = {});
 
 /// Decodes a UUID in any text form (canonical, 32 hex, {braced}, urn:uuid:) and any
-/// version: version, variant, embedded time (v1, v6, v7) and the remaining fields.
+/// version: version, variant, embedded time (v1, v2, v6, v7) and the remaining fields.
 /// Throws ParseError naming the position and rule.
 Inspection inspect_uuid(std::string_view text);
 

@@ -77,6 +77,14 @@ TEST(InspectSecretWarning, TimeBasedIdsSayTheyAreNoSecret) {
   }
 }
 
+TEST(InspectSecretWarning, UuidV2RevealsItsTimeToo) {
+  const auto text = run_idforge({"inspect", "000003e8-9414-21ec-8000-0242ac120002"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("reveals its creation time; must not be used as a secret"),
+            std::string::npos)
+      << text.out;
+}
+
 TEST(InspectSecretWarning, RandomUuid4HasNoWarning) {
   const auto id = run_idforge({"gen", "uuid4"});
   ASSERT_EQ(id.exit_code, 0);
