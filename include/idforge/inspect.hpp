@@ -13,11 +13,13 @@
 
 namespace idforge {
 
-/// One decoded field. numeric is set when the field is a number (JSON prints it as one).
+/// One decoded field. numeric is set when the field is a number, boolean when text is
+/// "true" or "false": JSON prints each as a JSON number or boolean, text output the text.
 struct InspectField {
   std::string name;
   std::string text;
   std::optional<std::uint64_t> numeric;
+  bool boolean = false;
 };
 
 /// What inspect() found.

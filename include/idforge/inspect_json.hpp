@@ -12,7 +12,8 @@
 namespace idforge {
 
 /// input, kind, canonical, unix_ms (when the kind has a time), then every decoded field:
-/// numbers as JSON numbers, the rest as strings. Keys keep the order of the Inspection.
+/// numbers as JSON numbers, true/false as JSON booleans, the rest as strings. Keys keep the order
+/// of the Inspection.
 inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   nlohmann::ordered_json j;
   j["input"] = in.input;
@@ -23,6 +24,8 @@ inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
     if (f.name == "unix_ms") continue;
     if (f.numeric)
       j[f.name] = *f.numeric;
+    else if (f.boolean)
+      j[f.name] = f.text == "true";
     else
       j[f.name] = f.text;
   }

@@ -54,7 +54,8 @@ Inspection inspect_snowflake(std::string_view text, const InspectOptions& option
   out.fields.push_back({"base32", encode_u64(v, IntEncoding::base32), std::nullopt});
   out.fields.push_back({"base62", encode_u64(v, IntEncoding::base62), std::nullopt});
   // Number.MAX_SAFE_INTEGER is 2^53 - 1: 2^53 itself is shared with 2^53 + 1 once in a double.
-  out.fields.push_back({"js_safe", v < (std::uint64_t{1} << 53) ? "true" : "false", std::nullopt});
+  const bool js_safe = v < (std::uint64_t{1} << 53);
+  out.fields.push_back({"js_safe", js_safe ? "true" : "false", std::nullopt, true});
   return out;
 }
 
