@@ -12,7 +12,8 @@
 namespace idforge {
 
 /// input, kind, canonical, unix_ms (when the kind has a time), then every decoded field:
-/// numbers as JSON numbers, the rest as strings. Keys keep the order of the Inspection.
+/// numbers as JSON numbers, true/false as JSON booleans, the rest as strings. Keys keep the order
+/// of the Inspection.
 inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   nlohmann::ordered_json j;
   j["input"] = in.input;
@@ -23,6 +24,8 @@ inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
     if (f.name == "unix_ms") continue;
     if (f.numeric)
       j[f.name] = *f.numeric;
+    else if (f.boolean)
+      j[f.name] = f.text == "true";
     else
       j[f.name] = f.text;
   }
@@ -31,9 +34,12 @@ inline nlohmann::ordered_json inspection_to_json(const Inspection& in) {
 
 /// The warning shown for an ID that carries its creation time: anyone who sees it learns
 /// when it was made, and the next one is guessable from it (seed 000: never use Snowflake
-/// or UUIDv7 for secrets). nullopt for IDs without a time (UUIDv4, ...).
+/// or UUIDv7 for secrets). nullopt for IDs without a time (UUIDv4, ...), and for a time
+/// more than a day ahead (time_in_future): such text is as likely a random token of the same
+/// shape, and telling a token's owner it "reveals its creation time" would be false; the
+/// "note" field says what is known instead.
 inline std::optional<std::string> secret_warning(const Inspection& in) {
-  if (!in.unix_ms) return std::nullopt;
+  if (!in.unix_ms || in.time_in_future) return std::nullopt;
   return "reveals its creation time; must not be used as a secret (reset link, API key, "
          "invite URL): use 'idforge gen token'";
 }

@@ -10,7 +10,9 @@
 //              modulo 62, so every character is uniform and carries log2 62 = 5.95 bits;
 //              ceil(bits / 5.95) characters (256 bits: 43, 128 bits: 22).
 //   base64url  RFC 4648 section 5 without padding over ceil(bits / 8) random bytes
-//              (256 bits: 43 characters, 128 bits: 22).
+//              (256 bits: 43 characters, 128 bits: 22): bits round up to whole bytes, so
+//              129 bits gives 17 bytes = 136 bits in 23 characters.
+//   Both round up, never down: base62 to whole characters, base64url to whole bytes.
 #pragma once
 
 #include <cstddef>
@@ -33,8 +35,8 @@ struct TokenOptions {
   TokenEncoding encoding = TokenEncoding::base62;
 };
 
-/// "base62" or "base64url" (also "base64"); Error(errc::invalid_argument) naming the value
-/// otherwise.
+/// "base62" or "base64url"; Error(errc::invalid_argument) naming the value and the two
+/// choices otherwise ("base64" too: standard base64 would have '+' and '/').
 TokenEncoding parse_token_encoding(std::string_view name);
 
 /// Characters a token made with options has. Throws like random_token() for bad bits.

@@ -2,6 +2,9 @@
 // generators build on compose_v4/compose_v7, inspect on the decompose_* functions.
 //
 // v1 (§5.1)  time_low 32 | time_mid 16 | ver 4 | time_high 12 | var 2 | clock_seq 14 | node 48
+// v2 (DCE)   local_id 32 | time_mid 16 | ver 4 | time_high 12 | var 2 | clock_seq 6 |
+//            local_domain 8 | node 48  (DCE 1.1 Security; RFC 9562 §5.2 defers to it): v1
+//            with time_low and the low clock_seq byte given to a POSIX UID/GID and its domain
 // v6 (§5.6)  time_high 32 | time_mid 16 | ver 4 | time_low 12 | var 2 | clock_seq 14 | node 48
 //            both carry a 60-bit count of 100 ns intervals since 1582-10-15 00:00 UTC
 // v4 (§5.4)  random_a 48 | ver 4 | random_b 12 | var 2 | random_c 62
@@ -39,6 +42,17 @@ struct UuidGregorianFields {
   std::int64_t unix_ms = 0;     ///< the same, floored to ms
   std::uint16_t clock_seq = 0;  ///< 14 bits
   std::uint64_t node = 0;       ///< 48 bits (a MAC address or random)
+};
+
+/// Version 2 (DCE Security): v1 less its time_low, so the timestamp is known only to
+/// 2^32 x 100 ns (429.4967296 s); timestamp and unix_ms hold the earliest instant it can be.
+struct UuidV2Fields {
+  std::uint64_t timestamp = 0;    ///< 100 ns since 1582-10-15, low 32 bits zero (60 bits)
+  std::int64_t unix_ms = 0;       ///< the same, floored to ms
+  std::uint32_t local_id = 0;     ///< POSIX UID or GID (or an org ID), per local_domain
+  std::uint8_t local_domain = 0;  ///< 0 person (UID), 1 group (GID), 2 org
+  std::uint8_t clock_seq = 0;     ///< 6 bits
+  std::uint64_t node = 0;         ///< 48 bits
 };
 
 /// Version 7: time and the 74 bits after it.
@@ -90,6 +104,8 @@ constexpr UuidV7Fields decompose_v7(const Uuid& u) noexcept {
 UuidGregorianFields decompose_v1(const Uuid& u) noexcept;
 /// The fields of a version 6 UUID (the version is not checked).
 UuidGregorianFields decompose_v6(const Uuid& u) noexcept;
+/// The fields of a version 2 UUID (the version is not checked).
+UuidV2Fields decompose_v2(const Uuid& u) noexcept;
 
 /// Creation time in Unix ms for the versions that carry one (1, 6, 7 of the RFC 9562
 /// variant); nullopt for every other UUID.

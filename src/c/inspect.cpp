@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "c_support.hpp"
+#include "idforge/clock.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
 
@@ -20,6 +21,8 @@ idforge_status idforge_inspect_json(const char* text, size_t len, const char* la
   return guard([&] {
     InspectOptions options;
     options.layout = c::layout_or_default(layout);
+    // The present, for the note on a time far ahead, as `idforge inspect` reads it.
+    options.now_unix_ms = realtime_ms();
     // The input may be any bytes: text that is not UTF-8 is written with U+FFFD, as the CLI does.
     const Inspection in = inspect(std::string_view(text ? text : "", len), options);
     return c::write_text(inspection_to_json_with_warning(in).dump(

@@ -35,7 +35,9 @@ void add_gen_token(CLI::App& gen) {
       "Random tokens for secrets (reset links, API keys): CSPRNG bits only, no time inside");
   cmd->add_option("-n,--count", a->count, "How many tokens")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000}));
-  cmd->add_option("--bits", a->bits, "Random bits in each token (128..4096)")
+  cmd->add_option("--bits", a->bits,
+                  "Random bits in each token (128..4096), rounded up: to whole characters "
+                  "(base62, 5.95 bits each) or whole bytes (base64url)")
       ->capture_default_str();
   cmd->add_option("--encoding", a->encoding,
                   "base62 (0-9A-Za-z) or base64url (RFC 4648, no padding)")

@@ -6,6 +6,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "idforge/clock.hpp"
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
@@ -33,6 +34,8 @@ void run_inspect(const InspectArgs& a, const std::vector<std::string>& ids) {
   InspectOptions opt;
   opt.layout = layout_from_option(a.layout);
   if (a.encoding) opt.encoding = parse_int_encoding(*a.encoding);
+  // Read once, so every ID of one call is judged against the same present.
+  opt.now_unix_ms = realtime_ms();
   int failures = 0;
   std::string last_error;
   for (const auto& id : ids) {

@@ -54,7 +54,8 @@ Inspection inspect_snowflake(std::string_view text, const InspectOptions& option
   out.fields.push_back({"base32", encode_u64(v, IntEncoding::base32), std::nullopt});
   out.fields.push_back({"base62", encode_u64(v, IntEncoding::base62), std::nullopt});
   // Number.MAX_SAFE_INTEGER is 2^53 - 1: 2^53 itself is shared with 2^53 + 1 once in a double.
-  out.fields.push_back({"js_safe", v < (std::uint64_t{1} << 53) ? "true" : "false", std::nullopt});
+  const bool js_safe = v < (std::uint64_t{1} << 53);
+  out.fields.push_back({"js_safe", js_safe ? "true" : "false", std::nullopt, true});
   return out;
 }
 
@@ -98,9 +99,30 @@ bool looks_like_ksuid(std::string_view s) {
          });
 }
 
-}  // namespace
+// Detection goes by shape, and random text of the right shape decodes too: a 27-character
+// base62 token is a valid KSUID, a 26-character one often a valid ULID, 32 random hex digits
+// a UUID of whatever version their 13th digit says. Their "time" then falls anywhere in the
+// range of the time field, which reaches centuries (KSUID) to millennia (ULID) ahead, so a
+// time far ahead is the tell.
+std::string future_note(const Inspection& in) {
+  const char* shape = nullptr;
+  if (in.kind == "ksuid")
+    shape = "27 base62 characters (such as a token from 'idforge gen token')";
+  else if (in.kind == "ulid")
+    shape = "26 letters and digits (such as a token from 'idforge gen token')";
+  else if (in.kind == "typeid")
+    shape = "a prefix, '_' and 26 letters and digits";
+  else if (in.kind == "uuid")
+    shape = "32 hex digits";
+  if (!shape)  // a number: any number decodes under any layout
+    return "time is more than a day in the future: a number of another layout (epoch, widths) or "
+           "no "
+           "Snowflake at all reads like this; check --layout";
+  return "time is more than a day in the future: a random string of " + std::string(shape) +
+         " reads as a " + in.kind + " too, so this may not be a " + in.kind + " at all";
+}
 
-Inspection inspect(std::string_view text, const InspectOptions& options) {
+Inspection detect_and_decode(std::string_view text, const InspectOptions& options) {
   if (!options.encoding) {
     if (looks_like_uuid(text)) return inspect_uuid(text);
     if (looks_like_ulid(text)) return inspect_ulid(text);
@@ -114,6 +136,23 @@ Inspection inspect(std::string_view text, const InspectOptions& options) {
                    "urn:uuid:), a ULID (26 Crockford base32 characters), a TypeID (prefix_ and 26 "
                    "base32 characters), a KSUID (27 base62 characters) or a Snowflake (decimal "
                    "digits, or 0x and hex; other encodings with --encoding)");
+}
+
+}  // namespace
+
+Inspection inspect(std::string_view text, const InspectOptions& options) {
+  Inspection out = detect_and_decode(text, options);
+  // Unsigned difference once t > now: exact for any two int64 times, where a signed one
+  // overflows for the far-off times a custom layout can decode.
+  const auto ahead = [](std::int64_t t, std::int64_t now) {
+    return t > now && static_cast<std::uint64_t>(t) - static_cast<std::uint64_t>(now) >
+                          static_cast<std::uint64_t>(kFutureSlackMs);
+  };
+  if (out.unix_ms && options.now_unix_ms && ahead(*out.unix_ms, *options.now_unix_ms)) {
+    out.time_in_future = true;
+    out.fields.push_back({"note", future_note(out), std::nullopt});
+  }
+  return out;
 }
 
 }  // namespace idforge

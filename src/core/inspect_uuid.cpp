@@ -66,6 +66,35 @@ void add_gregorian(Inspection& out, const UuidGregorianFields& g) {
   out.fields.push_back(hex("node", g.node, 48));
 }
 
+const char* dce_domain_name(int d) {
+  switch (d) {
+    case 0:
+      return "0 (person: POSIX UID)";
+    case 1:
+      return "1 (group: POSIX GID)";
+    case 2:
+      return "2 (org)";
+    default:
+      return nullptr;
+  }
+}
+
+// v2 has a timestamp too (v1's, less time_low), so it reveals its creation time to within
+// 7 minutes and gets the same time fields, and through them the same secret warning.
+void add_dce(Inspection& out, const UuidV2Fields& f) {
+  add_time(out, f.unix_ms);
+  out.fields.push_back(text("time_step",
+                            "429.4967296 s (time is the start of the step: the low "
+                            "32 bits of the timestamp hold local_id)"));
+  out.fields.push_back(hex("timestamp", f.timestamp, 60));
+  out.fields.push_back(number("local_id", f.local_id));
+  const char* dname = dce_domain_name(f.local_domain);
+  out.fields.push_back(
+      {"domain", dname ? dname : std::to_string(f.local_domain) + " (unassigned)", f.local_domain});
+  out.fields.push_back(number("clock_seq", f.clock_seq));
+  out.fields.push_back(hex("node", f.node, 48));
+}
+
 }  // namespace
 
 Inspection inspect_uuid(std::string_view input) {
@@ -97,6 +126,9 @@ Inspection inspect_uuid(std::string_view input) {
         break;
       case 6:
         add_gregorian(out, decompose_v6(u));
+        break;
+      case 2:
+        add_dce(out, decompose_v2(u));
         break;
       case 7:
         add_time(out, static_cast<std::int64_t>(s.a));

@@ -32,9 +32,13 @@ std::size_t base64url_bytes(unsigned bits) {
 
 TokenEncoding parse_token_encoding(std::string_view name) {
   if (name == "base62") return TokenEncoding::base62;
-  if (name == "base64url" || name == "base64") return TokenEncoding::base64url;
-  // A ParseError like every other parse_<enum>, naming the text and the choices.
-  throw ParseError("token encoding", name, 0, "expected base62 or base64url");
+  if (name == "base64url") return TokenEncoding::base64url;
+  // "base64" is refused, not read as base64url: whoever asks for standard base64 (RFC 4648
+  // section 4) expects '+' and '/', and would get '-' and '_' without a word.
+  std::string msg = "unknown token encoding '" + std::string(name) + "': use base62 or base64url";
+  if (name == "base64")
+    msg += " (standard base64 is not offered: its '+' and '/' need escaping in URLs)";
+  throw Error(errc::invalid_argument, msg);
 }
 
 std::size_t token_length(const TokenOptions& o) {

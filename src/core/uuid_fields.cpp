@@ -34,6 +34,19 @@ UuidGregorianFields decompose_v6(const Uuid& u) noexcept {
   return finish((time_high << 28) | (time_mid << 12) | time_low, u);
 }
 
+UuidV2Fields decompose_v2(const Uuid& u) noexcept {
+  const std::uint64_t h = u.high(), l = u.low();
+  const std::uint64_t time_mid = (h >> 16) & 0xFFFF, time_high = h & 0xFFF;
+  UuidV2Fields f;
+  f.timestamp = (time_high << 48) | (time_mid << 32);
+  f.unix_ms = floor_div(static_cast<std::int64_t>(f.timestamp) - kGregorianToUnix100ns, 10'000);
+  f.local_id = static_cast<std::uint32_t>(h >> 32);
+  f.clock_seq = static_cast<std::uint8_t>((l >> 56) & 0x3F);
+  f.local_domain = static_cast<std::uint8_t>((l >> 48) & 0xFF);
+  f.node = l & 0xFFFF'FFFF'FFFFull;
+  return f;
+}
+
 std::optional<std::int64_t> embedded_unix_ms(const Uuid& u) noexcept {
   if (u.variant() != UuidVariant::rfc9562) return std::nullopt;
   switch (u.version()) {

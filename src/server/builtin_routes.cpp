@@ -8,6 +8,7 @@
 #ifdef IDFORGE_SERVER_HAVE_LEASE
 #include "idforge/coord/coord_errc.hpp"
 #endif
+#include "idforge/clock.hpp"
 #include "idforge/error.hpp"
 #include "idforge/inspect.hpp"
 #include "idforge/inspect_json.hpp"
@@ -194,6 +195,8 @@ void Server::Impl::add_builtin_routes() {
         return problem(400, "bad-encoding", "Bad Request", e.what());
       }
     }
+    // The present, for the note on a time far ahead: as the CLI does, so both agree.
+    opt.now_unix_ms = realtime_ms();
     try {
       const Inspection in = inspect(r.param("id"), opt);
       Response out;

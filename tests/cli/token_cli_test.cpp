@@ -36,7 +36,27 @@ TEST(TokenCli, RefusesTooFewBitsAndUnknownEncodings) {
   EXPECT_NE(few.err.find("token bits 64"), std::string::npos) << few.err;
   const auto enc = run_idforge({"gen", "token", "--encoding", "hex"});
   EXPECT_EQ(enc.exit_code, 1);
-  EXPECT_NE(enc.err.find("token encoding 'hex'"), std::string::npos) << enc.err;
+  EXPECT_NE(enc.err.find("unknown token encoding 'hex': use base62 or base64url"),
+            std::string::npos)
+      << enc.err;
+  EXPECT_EQ(enc.err.find("position"), std::string::npos) << enc.err;
+}
+
+TEST(TokenCli, RefusesBase64ForItWouldNotBeStandardBase64) {
+  const auto r = run_idforge({"gen", "token", "--encoding", "base64"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("unknown token encoding 'base64': use base62 or base64url"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(TokenCli, Base64urlRoundsBitsUpToWholeBytesAndHelpSaysSo) {
+  const auto r = run_idforge({"gen", "token", "--bits", "129", "--encoding", "base64url"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.lines().at(0).size(), 23u);  // 17 bytes = 136 bits
+  const auto help = run_idforge({"gen", "token", "--help"});
+  EXPECT_NE(help.out.find("whole bytes (base64url)"), std::string::npos) << help.out;
 }
 
 TEST(InspectSecretWarning, TimeBasedIdsSayTheyAreNoSecret) {
@@ -55,6 +75,14 @@ TEST(InspectSecretWarning, TimeBasedIdsSayTheyAreNoSecret) {
     EXPECT_NE(json.out.find("\"warning\":\"reveals its creation time"), std::string::npos)
         << json.out;
   }
+}
+
+TEST(InspectSecretWarning, UuidV2RevealsItsTimeToo) {
+  const auto text = run_idforge({"inspect", "000003e8-9414-21ec-8000-0242ac120002"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("reveals its creation time; must not be used as a secret"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(InspectSecretWarning, RandomUuid4HasNoWarning) {

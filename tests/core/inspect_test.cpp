@@ -16,6 +16,7 @@ TEST(Inspect, DecodesTheSeedsSnowflake) {
   EXPECT_EQ(in.field("sequence")->numeric, 0u);
   EXPECT_EQ(in.field("hex")->text, "145f680b00025000");
   EXPECT_EQ(in.field("js_safe")->text, "false");
+  EXPECT_TRUE(in.field("js_safe")->boolean);  // a JSON boolean, not the string "false"
 }
 
 TEST(Inspect, JsSafeEndsAtTheLargestSafeInteger) {

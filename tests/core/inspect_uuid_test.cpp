@@ -35,6 +35,20 @@ TEST(InspectUuid, V1AndV6DecodeTheGregorianTimestamp) {
   }
 }
 
+TEST(InspectUuid, V2DecodesItsTruncatedTimeAndLocalId) {
+  // The v1 example's time_mid and time_high with time_low given to UID 1000: the time is
+  // 2022-02-22T19:22:22Z less the 0xc232ab00 x 100 ns that time_low held.
+  const Inspection in = inspect("000003e8-9414-21ec-8000-0242ac120002");
+  EXPECT_EQ(in.field("version")->numeric, 2u);
+  EXPECT_EQ(in.unix_ms, 1645557416189);
+  EXPECT_EQ(in.field("time")->text, "2022-02-22T19:16:56.189Z");
+  EXPECT_EQ(in.field("timestamp")->text, "0x1ec941400000000");
+  EXPECT_EQ(in.field("local_id")->numeric, 1000u);
+  EXPECT_EQ(in.field("domain")->text, "0 (person: POSIX UID)");
+  EXPECT_EQ(in.field("clock_seq")->numeric, 0u);
+  EXPECT_EQ(in.field("node")->text, "0x0242ac120002");
+}
+
 TEST(InspectUuid, V4AndV8ReportTheirFieldsWithoutTime) {
   const Inspection v4 = inspect("919108f7-52d1-4320-9bac-f847db4148a8");
   EXPECT_EQ(v4.field("version")->text, "4 (random)");

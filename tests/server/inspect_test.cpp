@@ -19,7 +19,9 @@ std::string cli_inspect_json(const std::string& id) {
 TEST(Inspect, SameFieldsAsTheCli) {
   LiveServer s;
   auto c = s.client();
-  for (const char* id : {"1468006400000151552", "0x145f680b00025000"}) {
+  // The largest KSUID (2150) too: both judge its time against their clock and add a note.
+  for (const char* id :
+       {"1468006400000151552", "0x145f680b00025000", "aWgEPTl1tmebfsQzFP4bxwgy80V"}) {
     auto r = c.Get(std::string("/v1/inspect/") + id);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
