@@ -34,28 +34,15 @@
 #include "idforge/typeid.hpp"
 #include "idforge/ulid_generator.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "text_pool.hpp"
 
 namespace {
 
 using namespace idforge;
 
-// Text and values cycle through a pool so that parse and format see varied input, as in use,
-// rather than one string the branch predictor learns by heart.
-constexpr std::size_t kPool = 1024;
-
-std::vector<Uuid> uuid_pool() {
-  std::vector<Uuid> v(kPool);
-  UuidV7Generator gen;
-  for (std::size_t i = 0; i < kPool; ++i) v[i] = (i % 2) ? gen.next() : new_uuid_v4();
-  return v;
-}
-
-template <typename ToString>
-std::vector<std::string> text_pool(ToString to_string) {
-  std::vector<std::string> v;
-  for (const Uuid& u : uuid_pool()) v.push_back(to_string(u));
-  return v;
-}
+using bench::kPool;
+using bench::text_pool;
+using bench::uuid_pool;
 
 // ---------------------------------------------------------------------------------------
 // Floors

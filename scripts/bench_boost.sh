@@ -37,7 +37,7 @@ variants=("1.81||" "1.90|$scratch/1.90/include|" "head|$scratch/head/include|"
 for v in "${variants[@]}"; do
   IFS='|' read -r name inc flags <<<"$v"
   # shellcheck disable=SC2086 # flags is empty or one word
-  g++ -std=c++20 -O3 -DNDEBUG $flags "-DIDF_VARIANT=\"$name\"" ${inc:+-I"$inc"} -I"$root/include" \
+  g++ -std=c++20 -O3 -DNDEBUG $flags "-DIDF_VARIANT=\"$name\"" ${inc:+-I"$inc"} -I"$root/include" -I"$root/bench" \
     -c "$root/bench/peers/boost_cmp.cpp" -o "$scratch/$name.o"
   g++ -o "$scratch/cmp_$name" "$scratch/$name.o" "$lib" -lbenchmark -lsodium -lpthread
 done

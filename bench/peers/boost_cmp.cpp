@@ -31,6 +31,7 @@
 #include "idforge/detail/text_path.hpp"
 #include "idforge/ulid.hpp"
 #include "idforge/uuid_generator.hpp"
+#include "text_pool.hpp"
 
 #ifndef IDF_VARIANT
 #define IDF_VARIANT "unnamed"
@@ -40,15 +41,9 @@ namespace {
 
 using namespace idforge;
 
-// Text cycles through 1024 values (half v4, half v7) so the branch predictor cannot learn one.
-constexpr std::size_t kPool = 1024;
-
-std::vector<Uuid> uuid_pool() {
-  std::vector<Uuid> v(kPool);
-  UuidV7Generator gen;
-  for (std::size_t i = 0; i < kPool; ++i) v[i] = (i % 2) ? gen.next() : new_uuid_v4();
-  return v;
-}
+using bench::kPool;
+using bench::text_pool;
+using bench::uuid_pool;
 
 std::vector<boost::uuids::uuid> boost_pool() {
   std::vector<boost::uuids::uuid> v(kPool);
@@ -58,15 +53,11 @@ std::vector<boost::uuids::uuid> boost_pool() {
 }
 
 std::vector<std::string> uuid_texts() {
-  std::vector<std::string> v;
-  for (const Uuid& u : uuid_pool()) v.push_back(u.to_string());
-  return v;
+  return text_pool([](const Uuid& u) { return u.to_string(); });
 }
 
 std::vector<std::string> ulid_texts() {
-  std::vector<std::string> v;
-  for (const Uuid& u : uuid_pool()) v.push_back(Ulid::from_uuid(u).to_string());
-  return v;
+  return text_pool([](const Uuid& u) { return Ulid::from_uuid(u).to_string(); });
 }
 
 void floor_clock(benchmark::State& state) {

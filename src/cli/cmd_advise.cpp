@@ -2,11 +2,9 @@
 // measured numbers behind the answer; --json for tools.
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
