@@ -56,6 +56,8 @@ void print_text(const MemoryLabResult& r) {
           : fmt::format("batches of {} rows, the first {} rows of each window one a transaction",
                         r.batch, r.probe),
       r.settings);
+  if (r.interrupted)
+    print_out("Stopped by a signal: only the kinds and writer counts that finished are below.\n");
   print_out(
       "An index leaves memory above {} ({}); the cgroup held at most {}.\n",
       human_bytes(static_cast<double>(r.cache_limit)),
@@ -140,8 +142,13 @@ void print_text(const MemoryLabResult& r) {
   }
   if (!r.writers.empty()) {
     print_out("\nWriters (keys in memory, one row a transaction each): inserts/s\n");
+    // A stopped run's last kind may have fewer points than the others: its row is padded.
+    const auto longest = std::max_element(r.writers.begin(), r.writers.end(),
+                                          [](const WritersResult& x, const WritersResult& y) {
+                                            return x.points.size() < y.points.size();
+                                          });
     std::vector<std::string> head{"kind"};
-    for (const auto& p : r.writers.front().points) head.push_back(std::to_string(p.writers));
+    for (const auto& p : longest->points) head.push_back(std::to_string(p.writers));
     head.push_back("most/1");
     std::vector<std::vector<std::string>> rows;
     for (const auto& w : r.writers) {
@@ -151,6 +158,7 @@ void print_text(const MemoryLabResult& r) {
         row.push_back(fmt::format("{:.0f}", p.inserts_per_s));
         best = std::max(best, p.inserts_per_s);
       }
+      row.resize(head.size() - 1, "-");
       row.push_back(w.points.empty() ? "-" : ratio(best, w.points.front().inserts_per_s));
       rows.push_back(std::move(row));
     }
@@ -331,6 +339,17 @@ void run_db_memory(const MemoryArgs& a) {
   else
     print_text(r);
   if (!a.svg.empty()) write_svg(r, a.svg);
+  if (r.interrupted) {
+    std::string done;
+    for (const auto& k : r.results)
+      done += (done.empty() ? "" : ", ") + std::string(info(k.kind).name);
+    throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) +
+                             " after the growth of " + done +
+                             (r.writers.empty() ? "" : " and part of the writers curve") +
+                             ": what finished is above, the rest was not measured; the lab "
+                             "server was stopped and its cgroup removed",
+                         128 + g_stop_signal};
+  }
 }
 
 }  // namespace idforge::cli

@@ -234,10 +234,10 @@ MemoryKindResult grow(detail::DbDriver& db, KeyKind kind, const Env& env) {
   return r;
 }
 
-std::vector<WritersResult> writers_curve(detail::DbDriver& db, const DbConnection& conn,
-                                         const Env& env) {
+// Appends to out as each point finishes, so that a run stopped part-way keeps those.
+void writers_curve(detail::DbDriver& db, const DbConnection& conn, const Env& env,
+                   std::vector<WritersResult>& out) {
   const MemoryLabOptions& o = *env.o;
-  std::vector<WritersResult> out;
   if (env.cgroup && env.limited_peak) {
     // The curve asks about the right edge with the keys in memory, and every writer is a
     // server process of its own: the limit is raised for it, and the run's peak is the one
@@ -264,8 +264,7 @@ std::vector<WritersResult> writers_curve(detail::DbDriver& db, const DbConnectio
         left -= m;
       }
     }
-    WritersResult wr;
-    wr.kind = kind;
+    out.push_back(WritersResult{.kind = kind, .points = {}});
     for (unsigned n : o.writers) {
       if (o.progress)
         o.progress(std::string(engine_name(o.engine)) + ": writers curve, " +
@@ -323,12 +322,10 @@ std::vector<WritersResult> writers_curve(detail::DbDriver& db, const DbConnectio
       p.inserts_per_s = seconds > 0 ? static_cast<double>(all.size()) / seconds : 0;
       p.p50_ms = percentile(all, 0.5);
       p.p99_ms = percentile(all, 0.99);
-      wr.points.push_back(p);
+      out.back().points.push_back(p);
     }
     db.drop_table(table);
-    out.push_back(std::move(wr));
   }
-  return out;
 }
 
 // MariaDB's floors, measured: the server does not start with a buffer pool of 5 MiB, and is
@@ -571,13 +568,21 @@ MemoryLabResult run_memory_lab(const MemoryLabOptions& in) {
     env.peak_unknown = &peak_unknown;
     try {
       for (KeyKind k : o.kinds) res.results.push_back(grow(*db, k, env));
-      if (!o.writers.empty()) res.writers = writers_curve(*db, conn, env);
+      if (!o.writers.empty()) writers_curve(*db, conn, env, res.writers);
     } catch (const Error& e) {
-      // A server process killed for memory shows up as a lost connection; say which it was.
-      if (server->cgroup().oom_kills() == 0) throw;
-      throw Error(e.code(),
-                  std::string(e.what()) + " (a server process was killed for memory in the " +
-                      mib(o.memory_bytes) + " cgroup: raise --memory-mb or lower --cache-mb)");
+      if (o.should_stop && o.should_stop() && !res.results.empty()) {
+        // A stop late in a run of an hour must not take the finished kinds with it: they are
+        // whole, and the caller says that the rest is missing.
+        res.interrupted = true;
+        std::erase_if(res.writers, [](const WritersResult& w) { return w.points.empty(); });
+      } else if (server->cgroup().oom_kills() == 0) {
+        throw;
+      } else {
+        // A server process killed for memory shows up as a lost connection; say which it was.
+        throw Error(e.code(),
+                    std::string(e.what()) + " (a server process was killed for memory in the " +
+                        mib(o.memory_bytes) + " cgroup: raise --memory-mb or lower --cache-mb)");
+      }
     }
     res.cgroup_peak = peak_unknown ? limited_peak : std::max(limited_peak, server->cgroup().peak());
   }

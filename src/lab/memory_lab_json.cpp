@@ -69,6 +69,8 @@ std::string memory_lab_json(const MemoryLabResult& r) {
               {"cgroup_peak", r.cgroup_peak},
               {"results", json::array()},
               {"writers", json::array()}};
+  // Only a stopped run says so: a whole run's JSON is as it always was.
+  if (r.interrupted) out["interrupted"] = true;
   for (const auto& k : r.results) {
     json j = {{"kind", std::string(info(k.kind).name)},
               {"column_type", k.column_type},
@@ -173,6 +175,7 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
     r.batch = j.value("batch", 1u);
     r.probe = j.value("probe", 0u);
     r.cgroup_peak = j.value("cgroup_peak", std::uint64_t{0});
+    r.interrupted = j.value("interrupted", false);
     for (const auto& k : j.at("results")) {
       MemoryKindResult m;
       m.kind = parse_key_kind(k.at("kind").get<std::string>());

@@ -20,11 +20,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
 
+#include "idforge/error.hpp"
 #include "idforge/lab/memory_cgroup.hpp"
 #include "idforge/lab/memory_lab.hpp"
+#include "process.hpp"
 
 namespace idforge::lab {
 namespace {
@@ -52,6 +59,9 @@ std::optional<MemoryLabResult> run_or_skip(MemoryLabOptions o, std::string& why)
     why = e.what();
     std::filesystem::remove_all(o.parent_dir);
     return std::nullopt;
+  } catch (...) {
+    std::filesystem::remove_all(o.parent_dir);
+    throw;
   }
 }
 
@@ -146,6 +156,130 @@ TEST(MemoryLabCi, SqliteUuid4SlowsPastTheCgroupAndUuid7DoesNot) {
   RUN_OR_SKIP(r, o);
   expect_directions(*r, false);
 }
+
+// A stop during the writers curve (a signal, late in a run of an hour) keeps the kinds that
+// grew and the writer counts that finished, each whole, and says the run was stopped.
+TEST(MemoryLabCi, AStopDuringTheWritersCurveKeepsWhatFinished) {
+  MemoryLabOptions o = ci_options(DbEngine::postgres);
+  o.memory_bytes = 32u << 20;
+  o.cache_bytes = 1u << 20;
+  o.kinds = {KeyKind::uuid7};
+  o.rows = 4000;
+  o.windows = 2;
+  o.writers = {1, 2};
+  o.writer_kinds = {KeyKind::uuid7, KeyKind::uuid4};
+  o.writer_prefill = 1000;
+  // Asked to stop once the second point of the first kind has begun.
+  auto asked = std::make_shared<std::atomic<bool>>(false);
+  o.progress = [asked](const std::string& line) {
+    if (line.find("2 writer(s)") != std::string::npos) *asked = true;
+  };
+  o.should_stop = [asked] { return asked->load(); };
+  RUN_OR_SKIP(r, o);
+  EXPECT_TRUE(r->interrupted);
+  ASSERT_EQ(r->results.size(), 1u);
+  EXPECT_EQ(r->results[0].windows.size(), 2u);
+  ASSERT_EQ(r->writers.size(), 1u);
+  EXPECT_EQ(r->writers[0].kind, KeyKind::uuid7);
+  ASSERT_EQ(r->writers[0].points.size(), 1u);
+  EXPECT_EQ(r->writers[0].points[0].writers, 1u);
+  EXPECT_GT(r->writers[0].points[0].inserts_per_s, 0);
+  // The JSON says so, and reads back the same.
+  const std::string text = memory_lab_json(*r);
+  EXPECT_NE(text.find("\"interrupted\": true"), std::string::npos);
+  EXPECT_TRUE(memory_lab_from_json(text).interrupted);
+}
+
+// Stopped before any kind finished growing: nothing is whole, so the run fails as before.
+TEST(MemoryLabCi, AStopBeforeAnyKindFinishedIsAnError) {
+  MemoryLabOptions o = ci_options(DbEngine::postgres);
+  o.memory_bytes = 32u << 20;
+  o.cache_bytes = 1u << 20;
+  o.rows = 4000;
+  o.windows = 2;
+  auto asked = std::make_shared<std::atomic<bool>>(false);
+  o.progress = [asked](const std::string& line) {
+    if (line.find("uuid7") != std::string::npos) *asked = true;
+  };
+  o.should_stop = [asked] { return asked->load(); };
+  std::string why;
+  try {
+    RUN_OR_SKIP(r, o);
+    ADD_FAILURE() << "a run stopped before any kind finished returned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("interrupted"), std::string::npos) << e.what();
+  }
+}
+
+#ifdef IDFORGE_BINARY
+// The command, signalled as a user's Ctrl-C would: the finished growth is printed, the run
+// says what is missing, and the exit is 128 + SIGINT with nothing left behind.
+TEST(MemoryLabCi, CommandInterruptedInTheWritersCurvePrintsWhatFinished) {
+  const std::string dir = data_dir();
+  const std::string err_file = dir + "/stderr.txt";
+  test::SpawnOptions so;
+  so.err = test::Sink::file;
+  so.err_file = err_file;
+  test::Process p({IDFORGE_BINARY,
+                   "lab",
+                   "db",
+                   "--engine",
+                   "postgres",
+                   "--memory-mb",
+                   "32",
+                   "--cache-mb",
+                   "1",
+                   "--rows",
+                   "4000",
+                   "--windows",
+                   "2",
+                   "--batch",
+                   "500",
+                   "--probe",
+                   "100",
+                   "--kinds",
+                   "uuid7",
+                   "--writers",
+                   "1,2",
+                   "--writer-kinds",
+                   "uuid7",
+                   "--writer-seconds",
+                   "10",
+                   "--writer-prefill",
+                   "1000",
+                   "--data-dir",
+                   dir},
+                  so);
+  const auto read_err = [&] {
+    std::ifstream in(err_file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // Bounded: the 1-writer point takes 10 s; the 2-writer one, stopped early, would take 10 more.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (read_err().find("2 writer(s)") == std::string::npos && p.running() &&
+         std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (!p.running()) {
+    const std::string why = read_err();
+    std::filesystem::remove_all(dir);
+    if (why.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << why;
+    FAIL() << "the run ended before its writers curve: " << why;
+  }
+  p.signal(SIGINT);
+  const std::string out = p.read_rest(std::chrono::minutes(2));
+  const auto code = p.wait(std::chrono::minutes(1));
+  const std::string err = read_err();
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(code, 128 + SIGINT) << err;
+  EXPECT_NE(out.find("Stopped by a signal"), std::string::npos) << out;
+  EXPECT_NE(out.find("uuid7 (uuid)"), std::string::npos) << out;
+  EXPECT_NE(out.find("Writers (keys in memory"), std::string::npos) << out;
+  EXPECT_NE(err.find("stopped by signal 2 after the growth of uuid7 and part of the writers "
+                     "curve"),
+            std::string::npos)
+      << err;
+}
+#endif
 
 }  // namespace
 }  // namespace idforge::lab

@@ -77,6 +77,14 @@ TEST(MemoryLabJson, RoundTripsEveryField) {
   EXPECT_EQ(memory_lab_json(b), memory_lab_json(a));
 }
 
+TEST(MemoryLabJson, OnlyAStoppedRunSaysSoAndItReadsBack) {
+  MemoryLabResult a = sample();
+  EXPECT_EQ(memory_lab_json(a).find("interrupted"), std::string::npos);
+  EXPECT_FALSE(memory_lab_from_json(memory_lab_json(a)).interrupted);
+  a.interrupted = true;
+  EXPECT_TRUE(memory_lab_from_json(memory_lab_json(a)).interrupted);
+}
+
 TEST(MemoryLabJson, BrokenTextIsAParseError) {
   for (const char* bad : {"", "{", "[]", R"({"engine":"postgres"})"}) {
     try {

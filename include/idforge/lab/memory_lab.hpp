@@ -146,6 +146,9 @@ struct MemoryLabResult {
   std::uint64_t cgroup_peak = 0;  ///< most bytes the cgroup held while limited to memory_bytes
   std::vector<MemoryKindResult> results;
   std::vector<WritersResult> writers;
+  /// Stopped (MemoryLabOptions::should_stop) after at least one kind had grown: results and
+  /// writers hold what finished, each whole; the rest was not measured.
+  bool interrupted = false;
   /// The kind's result, or nullptr.
   const MemoryKindResult* of(KeyKind kind) const noexcept;
 };
