@@ -94,7 +94,8 @@ class Ulid {
   }
 
  private:
-  IDFORGE_TEXT_INLINE_ABI friend ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
+  // No ABI tag here: the declaration above carries it, and GCC warns of one on a friend.
+  friend ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
   Bytes bytes_{};
 };
 

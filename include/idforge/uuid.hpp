@@ -132,7 +132,8 @@ class Uuid {
   constexpr std::uint64_t load_be(int at) const noexcept {
     return to_big_endian(std::bit_cast<std::array<std::uint64_t, 2>>(bytes_)[at / 8]);
   }
-  IDFORGE_TEXT_INLINE_ABI friend ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
+  // No ABI tag here: the declaration above carries it, and GCC warns of one on a friend.
+  friend ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
   Bytes bytes_{};
 };
 

@@ -345,7 +345,7 @@ Listener::Impl::Impl(Dispatcher& d, const ServerConfig& c, Metrics& m)
 void Listener::Impl::reject(tcp::socket& s) noexcept {
   metrics.connection_rejected();
   std::string msg;
-  write_response(Response{503, "application/problem+json", reject_body, {{"Retry-After", "1"}}},
+  write_response(Response{503, "application/problem+json", reject_body, {{"Retry-After", "1"}}, {}},
                  ResponseFraming{false, true, false}, msg);
   // A fresh connection's socket buffer takes a short answer whole; never block on it.
   (void)::send(s.native_handle(), msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -84,8 +84,8 @@ Response from_error(const Error& e) {
 }
 
 Response text_or_json(const Request& req, const std::string& text, const nlohmann::json& j) {
-  if (req.wants_text()) return Response{200, "text/plain; charset=utf-8", text + "\n", {}};
-  return Response{200, "application/json", j.dump(), {}};
+  if (req.wants_text()) return Response{200, "text/plain; charset=utf-8", text + "\n", {}, {}};
+  return Response{200, "application/json", j.dump(), {}, {}};
 }
 
 Response mask(const MaskKeyring* keys, const Request& req) {

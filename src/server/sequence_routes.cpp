@@ -87,7 +87,7 @@ std::shared_ptr<void> add_sequence_routes(Server& server, const std::string& sto
           std::vector<std::int64_t> values(*count);
           pool->draw(name, values);
           if (req.wants_text()) {
-            Response r{200, "text/plain; charset=utf-8", {}, {}};
+            Response r{200, "text/plain; charset=utf-8", {}, {}, {}};
             for (auto v : values) r.body += std::to_string(v) + '\n';
             return r;
           }

@@ -234,7 +234,7 @@ void Server::Impl::run_handler(const detail::RequestHead& head, detail::Exchange
   try {
     x.response = problem(500, "internal", "Internal Server Error", failure);
   } catch (...) {  // out of memory even for the problem: a bare 500
-    x.response = Response{500, "text/plain", {}, {}};
+    x.response = Response{500, "text/plain", {}, {}, {}};
   }
 }
 
