@@ -79,34 +79,40 @@ IDFORGE_AVX2 inline void store32(void* p, __m256i v) {
 constexpr s::Bytes<32> kHexTable =
     twice({{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'}});
 
-// Two shuffles for 32 characters: one spreads the bytes to the text positions of their
-// digits (each byte twice, a hyphen's position zero), one looks the kept nibble up in the
-// digit table. An earlier design looked both nibbles up first and then placed them, six
-// shuffles in all, and the shuffle unit was its bottleneck (two per cycle on Zen 3).
-template <bool Hyphens>
-IDFORGE_AVX2 inline __m256i hex_text32(const std::uint8_t* v) {
-  static constexpr s::Bytes<32> kSpread = s::byte_spread<32, Hyphens>();
-  static constexpr s::Bytes<32> kHigh = s::nibble_mask<32, false, Hyphens>();
-  static constexpr s::Bytes<32> kLow = s::nibble_mask<32, true, Hyphens>();
-  const __m256i b = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load16(v)), constant(kSpread));
-  const __m256i nibbles =
-      _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b, 4), constant(kHigh)),
-                      _mm256_and_si256(b, constant(kLow)));
-  return _mm256_shuffle_epi8(constant(kHexTable), nibbles);
+// The 16 bytes in both lanes -> each byte's high and low digit characters, in both lanes.
+IDFORGE_AVX2 inline void hex_chars(const std::uint8_t* v, __m256i& hi, __m256i& lo) {
+  const __m256i b = _mm256_broadcastsi128_si256(load16(v));
+  const __m256i table = constant(kHexTable);
+  const __m256i nibble = splat<0x0F>();
+  hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(b, 4), nibble));
+  lo = _mm256_shuffle_epi8(table, _mm256_and_si256(b, nibble));
 }
 
 IDFORGE_AVX2 inline char* uuid_to_chars(const std::uint8_t* v, char* out) noexcept {
-  static constexpr s::Bytes<32> kHyphens = s::hyphen_from_zero<32>();
-  store32(out, _mm256_xor_si256(hex_text32<true>(v), constant(kHyphens)));
-  // Text 32-35: the digits of bytes 14 and 15, from a table on the integer side, which is
-  // idle meanwhile.
-  const std::uint32_t tail = s::kHexPairs.v[v[14]] | (std::uint32_t{s::kHexPairs.v[v[15]]} << 16);
+  __m256i hi, lo;
+  hex_chars(v, hi, lo);
+  // Text 0-31: each character picked from the high or low digits of its byte, hyphens OR-ed in.
+  static constexpr s::Bytes<32> kEven = s::hex_source<32, false, true>();
+  static constexpr s::Bytes<32> kOdd = s::hex_source<32, true, true>();
+  static constexpr s::Bytes<32> kHyphens = s::hyphens<32>();
+  const __m256i text = _mm256_or_si256(_mm256_or_si256(_mm256_shuffle_epi8(hi, constant(kEven)),
+                                                       _mm256_shuffle_epi8(lo, constant(kOdd))),
+                                       constant(kHyphens));
+  store32(out, text);
+  // Text 32-35: digits 28-31, the digits of bytes 14 and 15.
+  const __m128i last = _mm_unpackhi_epi8(_mm256_castsi256_si128(hi), _mm256_castsi256_si128(lo));
+  const std::int32_t tail = _mm_cvtsi128_si32(_mm_srli_si128(last, 12));
   std::memcpy(out + 32, &tail, 4);
   return out + 36;
 }
 
 IDFORGE_AVX2 inline char* uuid_to_hex(const std::uint8_t* v, char* out) noexcept {
-  store32(out, hex_text32<false>(v));
+  __m256i hi, lo;
+  hex_chars(v, hi, lo);
+  static constexpr s::Bytes<32> kEven = s::hex_source<32, false, false>();
+  static constexpr s::Bytes<32> kOdd = s::hex_source<32, true, false>();
+  store32(out, _mm256_or_si256(_mm256_shuffle_epi8(hi, constant(kEven)),
+                               _mm256_shuffle_epi8(lo, constant(kOdd))));
   return out + 32;
 }
 

@@ -39,55 +39,20 @@ constexpr int uuid_text_pos(int k) {
   return -1;
 }
 
-/// Spreading the 16 bytes (broadcast to every lane) over N text positions from First: output
-/// byte t holds the byte whose digit belongs at t, twice for a byte's two digits; a hyphen's
-/// position gets zero. Hyphens = false: 32 plain digits.
-template <std::size_t N, bool Hyphens, int First = 0>
-constexpr Bytes<N> byte_spread() {
-  Bytes<N> p{};
-  for (std::size_t i = 0; i < N; ++i) {
-    const int t = First + static_cast<int>(i);
-    const int k = Hyphens ? uuid_digit_at(t) : t;
-    p.b[i] = k >= 0 ? static_cast<std::int8_t>(k / 2) : kZero;
-  }
-  return p;
-}
-
-/// 0x0F where the digit at a text position is its byte's high (Odd = false) or low (Odd =
-/// true) nibble, else zero: the mask that keeps the right nibble after byte_spread().
+/// Writing hex from the 16 bytes broadcast to every 16-byte lane: output byte t takes the
+/// high nibble's character (Odd = false) or the low one's (Odd = true) of byte k / 2 where
+/// digit k belongs at t; every other byte is zero. Hyphen = true: the 36-character layout
+/// (positions First.. First+N-1), else 32 plain digits.
 template <std::size_t N, bool Odd, bool Hyphens, int First = 0>
-constexpr Bytes<N> nibble_mask() {
+constexpr Bytes<N> hex_source() {
   Bytes<N> p{};
   for (std::size_t i = 0; i < N; ++i) {
     const int t = First + static_cast<int>(i);
     const int k = Hyphens ? uuid_digit_at(t) : t;
-    p.b[i] = (k >= 0 && (k % 2 == 1) == Odd) ? 0x0F : 0;
+    p.b[i] = (k >= 0 && (k % 2 == 1) == Odd) ? static_cast<std::int8_t>(k / 2) : kZero;
   }
   return p;
 }
-
-/// '0' ^ '-' where the 36-character layout has a hyphen, else zero: a hyphen's position
-/// looks up digit 0, and this XOR turns its '0' into '-'.
-template <std::size_t N, int First = 0>
-constexpr Bytes<N> hyphen_from_zero() {
-  Bytes<N> p{};
-  for (std::size_t i = 0; i < N; ++i)
-    p.b[i] = uuid_digit_at(First + static_cast<int>(i)) < 0 ? ('0' ^ '-') : 0;
-  return p;
-}
-
-/// Each byte's two lowercase hex digits, the high one first in memory (little-endian).
-struct HexPairs {
-  std::uint16_t v[256];
-};
-constexpr HexPairs hex_pairs() {
-  HexPairs p{};
-  constexpr char kDigits[] = "0123456789abcdef";
-  for (int i = 0; i < 256; ++i)
-    p.v[i] = static_cast<std::uint16_t>(kDigits[i >> 4] | (kDigits[i & 15] << 8));
-  return p;
-}
-inline constexpr HexPairs kHexPairs = hex_pairs();
 
 /// '-' where the 36-character layout has a hyphen (positions First..First+N-1), else zero.
 template <std::size_t N, int First = 0>
