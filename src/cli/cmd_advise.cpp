@@ -11,6 +11,7 @@
 #include "idforge/error.hpp"
 #include "idforge/lab/advice.hpp"
 #include "lab_output.hpp"
+#include "option_checks.hpp"
 #include "output.hpp"
 
 namespace idforge::cli {
@@ -123,20 +124,20 @@ void add_advise_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "advise", "Which ID scheme for your situation, and the measured numbers behind it");
   cmd->add_option("--databases", a->s.databases, "Database servers that take writes")
-      ->check(CLI::Range(1u, 1'000'000u))
+      ->transform(whole_number(1, 1'000'000))
       ->capture_default_str();
   cmd->add_option("--writes-per-second", a->s.writes_per_second,
                   "Peak inserts a second, all servers together")
-      ->check(CLI::Range(0.0, 1e12))
+      ->check(real_number(0, 1e12))
       ->capture_default_str();
   cmd->add_option("--rows", a->rows, "Rows the biggest table will hold (1e9 notation accepted)")
       ->capture_default_str();
   cmd->add_option("--memory-gb", a->s.memory_gb, "RAM of one database server in GB (0: not said)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(real_number(0, 1e9));
   cmd->add_option(
          "--copies", a->s.copies,
          "Times a row stores its key (primary key + secondary indexes that repeat it, as InnoDB)")
-      ->check(CLI::Range(1u, 1000u))
+      ->transform(whole_number(1, 1000))
       ->capture_default_str();
   cmd->add_flag("--serverless", a->s.serverless,
                 "IDs are made in short-lived processes (Lambda, Workers, Cloud Run)");

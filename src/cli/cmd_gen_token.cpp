@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "idforge/token.hpp"
+#include "option_checks.hpp"
 #include "output.hpp"
 
 namespace idforge::cli {
@@ -38,6 +39,7 @@ void add_gen_token(CLI::App& gen) {
   cmd->add_option("--bits", a->bits,
                   "Random bits in each token (128..4096), rounded up: to whole characters "
                   "(base62, 5.95 bits each) or whole bytes (base64url)")
+      ->transform(whole_number(0, 1'000'000))
       ->capture_default_str();
   cmd->add_option("--encoding", a->encoding,
                   "base62 (0-9A-Za-z) or base64url (RFC 4648, no padding)")

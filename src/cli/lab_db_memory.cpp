@@ -20,6 +20,12 @@ namespace {
 
 using namespace idforge::lab;
 
+// What a stop leaves behind, by engine: SQLite runs in a worker process, not a server.
+std::string stopped_what(DbEngine engine) {
+  return engine == DbEngine::sqlite ? "the SQLite worker was stopped and its cgroup removed"
+                                    : "the lab server was stopped and its cgroup removed";
+}
+
 std::vector<unsigned> parse_writers(const std::string& text) {
   std::vector<unsigned> out;
   if (text == "none") return out;
@@ -41,6 +47,14 @@ std::string ms(double v) {
 }
 std::string ratio(double a, double b) {
   return b > 0 ? fmt::format("{:.1f}x", a / b) : std::string("-");
+}
+
+// A rate beside its peer's in words that stay true either way round: "31.0x slower" when
+// it is lower, "1.7x faster" when it is higher (a small run may see either).
+std::string rate_words(double rate, double peer) {
+  if (!(rate > 0) || !(peer > 0)) return "-";
+  return rate <= peer ? fmt::format("{:.1f}x slower", peer / rate)
+                      : fmt::format("{:.1f}x faster", rate / peer);
 }
 
 std::string rows_text(const std::optional<std::uint64_t>& rows) {
@@ -130,11 +144,11 @@ void print_text(const MemoryLabResult& r) {
       const MemoryKindResult* y = r.of(ordered);
       if (!y) continue;
       print_out(
-          "{} against {} after: p50 {}, mean {}, p99 {}, inserts/s {} slower; WAL/insert {}, index "
+          "{} against {} after: p50 {}, mean {}, p99 {}, inserts/s {}; WAL/insert {}, index "
           "{}{}\n",
           info(random).name, info(ordered).name, ratio(x->p50_after_ms, y->p50_after_ms),
           ratio(x->mean_after_ms, y->mean_after_ms), ratio(x->p99_after_ms, y->p99_after_ms),
-          ratio(y->inserts_per_s_after, x->inserts_per_s_after),
+          rate_words(x->inserts_per_s_after, y->inserts_per_s_after),
           ratio(x->wal_bytes_per_insert, y->wal_bytes_per_insert),
           ratio(static_cast<double>(x->index_bytes), static_cast<double>(y->index_bytes)),
           x->after_is_past_knee ? "" : " (not every window of the last quarter is past the knee)");
@@ -167,9 +181,11 @@ void print_text(const MemoryLabResult& r) {
 }
 
 void write_svg(const MemoryLabResult& r, const std::string& path) {
-  SvgChart chart(
-      fmt::format("{}: {} MiB memory cgroup, {}", r.server_version, r.memory_bytes >> 20,
-                  r.batch == 1 ? "one row a transaction" : "batched, single-row probes"));
+  SvgChart chart(fmt::format(
+      "{}: {} MiB memory cgroup, {}{}", r.server_version, r.memory_bytes >> 20,
+      r.batch == 1 ? "one row a transaction" : "batched, single-row probes",
+      r.interrupted ? "; stopped by a signal: only the kinds and writer counts that finished"
+                    : ""));
   struct Metric {
     const char* title;
     const char* unit;
@@ -328,9 +344,9 @@ void run_db_memory(const MemoryArgs& a) {
     throw CommandFailure{e.what()};
   } catch (const Error& e) {
     if (g_stop_signal != 0)
-      throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) +
-                               ": the lab server was stopped and its cgroup removed",
-                           128 + g_stop_signal};
+      throw CommandFailure{
+          "stopped by signal " + std::to_string(g_stop_signal) + ": " + stopped_what(o.engine),
+          128 + g_stop_signal};
     throw;
   }
   // The results first: a chart that cannot be written must not take them with it.
@@ -343,12 +359,11 @@ void run_db_memory(const MemoryArgs& a) {
     std::string done;
     for (const auto& k : r.results)
       done += (done.empty() ? "" : ", ") + std::string(info(k.kind).name);
-    throw CommandFailure{"stopped by signal " + std::to_string(g_stop_signal) +
-                             " after the growth of " + done +
-                             (r.writers.empty() ? "" : " and part of the writers curve") +
-                             ": what finished is above, the rest was not measured; the lab "
-                             "server was stopped and its cgroup removed",
-                         128 + g_stop_signal};
+    throw CommandFailure{
+        "stopped by signal " + std::to_string(g_stop_signal) + " after the growth of " + done +
+            (r.writers.empty() ? "" : " and part of the writers curve") +
+            ": what finished is above, the rest was not measured; " + stopped_what(o.engine),
+        128 + g_stop_signal};
   }
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "cli_support.hpp"
+#include "printable.hpp"
 
 namespace idforge::cli {
 
@@ -20,9 +21,11 @@ std::uint64_t parse_count(const std::string& text, const std::string& option, st
   for (char c : text)
     if (c != '_') s += c;
   auto fail = [&](const std::string& why) {
-    throw CommandFailure{option + " '" + text + "': " + why};
+    throw CommandFailure{option + " '" + detail::shortened(printable(text), 200) + "': " + why};
   };
-  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0]))))
+  // Decimal only: stod would also read hex ("0x10" as 16, "0x1p10" as 1024).
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0]))) ||
+      s.find_first_not_of("0123456789.eE+-") != std::string::npos)
     fail("not a count (use digits, e.g. 1000000, or 1e6)");
   std::size_t used = 0;
   double v = 0;

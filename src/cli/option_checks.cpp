@@ -10,8 +10,9 @@
 namespace idforge::cli {
 namespace {
 
+// At most 200 bytes of the value: a value of 100,000 digits is named, not repeated.
 std::string in_quotes(const std::string& s) {
-  return "'" + printable(s) + "'";
+  return "'" + detail::shortened(printable(s), 200) + "'";
 }
 
 bool all_digits(std::string_view s) {

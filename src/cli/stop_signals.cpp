@@ -5,8 +5,10 @@ namespace idforge::cli {
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 namespace {
+// The first signal is the one that stopped the command: a second one while it stops (Ctrl-C
+// then a supervisor's SIGTERM) changes neither the exit status nor the message.
 extern "C" void on_stop_signal(int sig) {
-  g_stop_signal = sig;
+  if (g_stop_signal == 0) g_stop_signal = sig;
 }
 }  // namespace
 

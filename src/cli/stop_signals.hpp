@@ -1,5 +1,5 @@
-// Stopping a long command by a signal without losing what it took: SIGTERM, SIGINT and SIGHUP
-// set a flag the command's loop checks, so it can write (or report) what it holds first.
+// Stopping a long command by a signal without losing what it took: SIGTERM, SIGINT, SIGHUP and
+// SIGQUIT set a flag the command's loop checks, so it can write (or report) what it holds first.
 #pragma once
 
 #include <csignal>
@@ -8,10 +8,10 @@
 
 namespace idforge::cli {
 
-/// The signal that asked the running command to stop, or 0.
+/// The first signal that asked the running command to stop, or 0.
 extern volatile std::sig_atomic_t g_stop_signal;
 
-/// Catches SIGTERM, SIGINT and SIGHUP (without SA_RESTART, so a blocked write returns) and
+/// Catches SIGTERM, SIGINT, SIGHUP and SIGQUIT (without SA_RESTART, so a blocked write returns) and
 /// ignores SIGPIPE (a closed reader becomes a write error) for as long as it lives; resets
 /// g_stop_signal to 0 when made.
 class StopSignals {
@@ -22,7 +22,7 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
   struct sigaction old_[std::size(kSignals)]{};
   struct sigaction old_pipe_ {};
 };

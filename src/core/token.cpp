@@ -18,10 +18,11 @@ constexpr unsigned kBase62Limit = 248;
 
 void check_bits(unsigned bits) {
   if (bits < kMinTokenBits || bits > kMaxTokenBits)
-    throw Error(errc::invalid_argument, "token bits " + std::to_string(bits) + ": must be " +
-                                            std::to_string(kMinTokenBits) + ".." +
-                                            std::to_string(kMaxTokenBits) +
-                                            " (fewer than 128 random bits can be guessed)");
+    throw Error(errc::invalid_argument,
+                "token bits " + std::to_string(bits) + ": must be " +
+                    std::to_string(kMinTokenBits) + ".." + std::to_string(kMaxTokenBits) +
+                    (bits < kMinTokenBits ? " (fewer than 128 random bits can be guessed)"
+                                          : " (a token is a secret, not a payload)"));
 }
 
 std::size_t base64url_bytes(unsigned bits) {

@@ -76,7 +76,7 @@ void add_common(Advice& a, const Situation& s, const MeasuredFigures& m) {
     const CandidateCost* v4 = cost_of(a, KeyKind::uuid4);
     if (mine && !mine->fits_memory)
       a.warnings.push_back("the key's indexes (" + gb(mine->index_bytes) + ") will not fit in " +
-                           f("%.0f GB", s.memory_gb) +
+                           f("%.3g GB", s.memory_gb) +
                            " of RAM: time-ordered inserts stay fast (they touch the right edge "
                            "only), lookups of old "
                            "rows will read from disk");
@@ -238,7 +238,9 @@ MeasuredFigures figures_from(const MemoryLabResult& run, const std::string& sour
                                             std::string(!v7 ? "uuid7" : "uuid4") +
                                             " results (advise compares UUIDv4 with UUIDv7)");
   MeasuredFigures m;
-  m.source = source;
+  // A stopped run's kinds are whole, but the reader should know the run was cut short.
+  m.source =
+      run.interrupted ? source + " (a run stopped by a signal; both kinds finished)" : source;
   m.fill_ordered = v7->leaf_fill;
   m.fill_random = v4->leaf_fill;
   m.random_past_memory = v4->after_is_past_knee;

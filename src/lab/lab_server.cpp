@@ -1,4 +1,5 @@
 #include "idforge/lab/lab_server.hpp"
+#include "idforge/detail/printable.hpp"
 #include "idforge/lab/lab_errc.hpp"
 
 #include <fcntl.h>
@@ -126,12 +127,16 @@ std::string mib(std::uint64_t b) {
 int default_lab_port(DbEngine engine) {
   // The whole value or nothing: "0x10000" or "700x" read up to the first odd character would
   // land on another port than the one meant, and maybe on a running server's.
-  const std::string text = env_or("IDFORGE_PORT_OFFSET", "0");
+  // Set but empty is refused too: whoever set it meant an offset, and 0 is where the other
+  // runs on this machine are.
+  const char* set = std::getenv("IDFORGE_PORT_OFFSET");
+  const std::string text = set ? set : "0";
   int off = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), off);
   if (ec != std::errc() || end != text.data() + text.size() || off < 0 || off > 50000)
-    throw Error(errc::invalid_argument,
-                "IDFORGE_PORT_OFFSET '" + text + "': must be a whole number 0..50000");
+    throw Error(errc::invalid_argument, "IDFORGE_PORT_OFFSET '" +
+                                            detail::shortened(detail::printable(text), 200) +
+                                            "': must be a whole number 0..50000");
   return (engine == DbEngine::mariadb ? 14447 : 14441) + off;
 }
 

@@ -1,5 +1,6 @@
 #include "idforge/lab/memory_lab.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -436,7 +437,14 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
       res.cache_limit = env.cache_limit;
       env.storage_read = [] { return storage_read_bytes({::getpid()}); };
       env.cgroup = &group;
-      for (KeyKind k : o.kinds) res.results.push_back(grow(*db, k, env));
+      try {
+        for (KeyKind k : o.kinds) res.results.push_back(grow(*db, k, env));
+      } catch (const Error&) {
+        // As with a lab server: the kinds that finished are whole; the caller says the rest
+        // is missing.
+        if (!(o.should_stop && o.should_stop() && !res.results.empty())) throw;
+        res.interrupted = true;
+      }
       out = memory_lab_json(res);
     } catch (const std::exception& e) {
       out = e.what();
@@ -453,7 +461,21 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
   ::close(fds[1]);
   std::string text;
   char chunk[65536];
-  for (ssize_t r; (r = ::read(fds[0], chunk, sizeof chunk)) != 0;) {
+  // A signal sent to idforge alone (kill PID, a supervisor) reaches only this process: it is
+  // passed on to the worker, which stops between rows and answers with what finished. Polled
+  // rather than left to EINTR, which misses a signal that lands just before the read.
+  bool passed_on = false;
+  for (;;) {
+    if (!passed_on && o.should_stop && o.should_stop()) {
+      ::kill(pid, SIGTERM);
+      passed_on = true;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t r = ::read(fds[0], chunk, sizeof chunk);
+    if (r == 0) break;
     if (r < 0) {
       if (errno == EINTR) continue;
       break;
@@ -467,13 +489,20 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
   const std::uint64_t peak = group.peak(), ooms = group.oom_kills();
   const int version = group.version();
   group.remove();
+  if (WIFSIGNALED(status) && passed_on)
+    throw Error(lab_errc::store_unreachable,
+                "the SQLite worker was stopped by signal " + std::to_string(WTERMSIG(status)));
   if (WIFSIGNALED(status))
     throw Error(lab_errc::store_unreachable,
                 "the SQLite worker was killed by signal " + std::to_string(WTERMSIG(status)) +
                     (ooms ? " (out of memory in the " + mib(o.memory_bytes) +
                                 " cgroup: raise --memory-mb or lower --cache-mb)"
                           : ""));
-  if (WEXITSTATUS(status) != 0) throw Error(lab_errc::store_unreachable, "sqlite: " + text);
+  if (WEXITSTATUS(status) != 0) {
+    if (o.should_stop && o.should_stop())
+      throw Error(lab_errc::store_unreachable, "the SQLite worker stopped before a kind finished");
+    throw Error(lab_errc::store_unreachable, "sqlite: " + text);
+  }
   MemoryLabResult res = memory_lab_from_json(text);
   res.engine = DbEngine::sqlite;
   res.cgroup_version = version;

@@ -1,7 +1,10 @@
 // The memory lab's results as JSON and back: the CLI's --json, the SQLite worker's answer to
 // its parent, and the files `lab cost --fill-from` and `advise --measured` read.
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
+#include "idforge/detail/printable.hpp"
 #include "idforge/error.hpp"
 #include "idforge/lab/memory_lab.hpp"
 
@@ -134,6 +137,12 @@ void check_figures(const json& j, const std::string& where) {
   }
 }
 
+// A string of a run file as it may be printed: control bytes and bytes that are not UTF-8
+// escaped, and at most 300 bytes (head and tail kept).
+std::string file_text(const std::string& s) {
+  return detail::shortened(detail::printable(s), 300);
+}
+
 // nlohmann's messages start with "[json.exception.type_error.302] "; the rest says what.
 std::string without_prefix(const char* what) {
   const std::string s = what;
@@ -145,14 +154,35 @@ std::string without_prefix(const char* what) {
 
 MemoryLabResult memory_lab_from_json(const std::string& text) {
   json j;
+  // A run nests four levels deep; the checks below walk the document recursively, so a file
+  // nested tens of thousands deep would overflow the stack: it is refused while parsing.
+  constexpr int kMaxDepth = 16;
+  bool too_deep = false;
+  const json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth) {
+      too_deep = true;
+      throw std::length_error("nested too deep");
+    }
+    return true;
+  };
   try {
-    j = json::parse(text);
+    j = json::parse(text, depth_guard);
   } catch (const json::parse_error& e) {
     // Not the library's message: it quotes the bytes it stopped at, which for a file that is
     // not JSON at all may be anything.
     throw Error(errc::parse_error,
                 "not JSON (syntax error at byte " + std::to_string(e.byte) +
                     "); expected the file 'idforge lab db --memory-mb M --json' writes");
+  } catch (const json::exception&) {
+    // A number past a double's range (1e999) is the one other way parsing fails.
+    throw Error(errc::parse_error,
+                "a number too large for a double: every figure of a run is a number from 0 to "
+                "1e18; expected the file 'idforge lab db --memory-mb M --json' writes");
+  } catch (const std::length_error&) {
+    if (!too_deep) throw;
+    throw Error(errc::parse_error, "JSON nested more than " + std::to_string(kMaxDepth) +
+                                       " levels deep: not the file 'idforge lab db --memory-mb M "
+                                       "--json' writes (it nests four)");
   }
   if (!j.is_object())
     throw Error(errc::parse_error,
@@ -162,8 +192,9 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
   try {
     MemoryLabResult r;
     r.engine = parse_db_engine(j.value("engine", std::string("sqlite")));
-    r.server_version = j.at("server_version").get<std::string>();
-    r.settings = j.at("settings").get<std::string>();
+    // Text from a file reaches the terminal: escaped like every other quoted input, bounded.
+    r.server_version = file_text(j.at("server_version").get<std::string>());
+    r.settings = file_text(j.at("settings").get<std::string>());
     r.cgroup_version = j.value("cgroup_version", 0);
     r.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
     r.cache_bytes = j.value("cache_bytes", std::uint64_t{0});
@@ -179,7 +210,7 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
     for (const auto& k : j.at("results")) {
       MemoryKindResult m;
       m.kind = parse_key_kind(k.at("kind").get<std::string>());
-      m.column_type = k.at("column_type").get<std::string>();
+      m.column_type = file_text(k.at("column_type").get<std::string>());
       if (!k.at("crossing_rows").is_null())
         m.crossing_rows = k.at("crossing_rows").get<std::uint64_t>();
       if (!k.at("knee_rows").is_null()) m.knee_rows = k.at("knee_rows").get<std::uint64_t>();
@@ -187,7 +218,7 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
       m.index_bytes = k.at("index_bytes").get<std::uint64_t>();
       m.leaf_pages = k.at("leaf_pages").get<std::uint64_t>();
       m.leaf_fill = k.at("leaf_fill").get<double>();
-      m.fill_method = k.at("fill_method").get<std::string>();
+      m.fill_method = file_text(k.at("fill_method").get<std::string>());
       m.seconds = k.at("seconds").get<double>();
       m.p50_before_ms = k.at("p50_before_ms").get<double>();
       m.p50_after_ms = k.at("p50_after_ms").get<double>();
@@ -204,6 +235,9 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
       m.fpi_per_insert = k.at("fpi_per_insert").get<double>();
       m.after_is_past_knee = k.at("after_is_past_knee").get<bool>();
       for (const auto& w : k.at("windows")) m.windows.push_back(window_from(w));
+      if (r.of(m.kind))
+        throw Error(errc::parse_error, "results name " + std::string(info(m.kind).name) +
+                                           " twice: a run measures each kind once");
       r.results.push_back(std::move(m));
     }
     if (j.contains("writers"))

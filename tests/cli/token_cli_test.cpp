@@ -42,6 +42,17 @@ TEST(TokenCli, RefusesTooFewBitsAndUnknownEncodings) {
   EXPECT_EQ(enc.err.find("position"), std::string::npos) << enc.err;
 }
 
+// Hex was read as a count (0x80 as 128); too many bits got the reason for too few.
+TEST(TokenCli, BitsAreDecimalAndTooManyGetTheirOwnReason) {
+  const auto hex = run_idforge({"gen", "token", "--bits", "0x80"});
+  EXPECT_EQ(hex.exit_code, 2);
+  EXPECT_NE(hex.err.find("'0x80' is not a whole number"), std::string::npos) << hex.err;
+  const auto many = run_idforge({"gen", "token", "--bits", "65536"});
+  EXPECT_EQ(many.exit_code, 1);
+  EXPECT_NE(many.err.find("token bits 65536"), std::string::npos) << many.err;
+  EXPECT_EQ(many.err.find("can be guessed"), std::string::npos) << many.err;
+}
+
 TEST(TokenCli, RefusesBase64ForItWouldNotBeStandardBase64) {
   const auto r = run_idforge({"gen", "token", "--encoding", "base64"});
   EXPECT_EQ(r.exit_code, 1);

@@ -134,7 +134,8 @@ TEST(LabCli, BadOptionsGetOneLineNamingTheValue) {
 
 // The offset is read whole: "0x10000" once read as 0 put a run on another lab's port.
 TEST(LabCli, APortOffsetThatIsNotAWholeNumberIsRefused) {
-  for (const char* bad : {"0x10000", "700x", " 5", "1e3", "-1"}) {
+  // Set but empty is refused as well: it does not fall back to the default ports.
+  for (const char* bad : {"0x10000", "700x", " 5", "1e3", "-1", ""}) {
     const auto r = run_idforge({"lab", "db", "--engine", "postgres", "--memory-mb", "16"},
                                {std::string("IDFORGE_PORT_OFFSET=") + bad});
     EXPECT_EQ(r.exit_code, 1) << bad;
@@ -207,6 +208,32 @@ TEST(AdviseCli, BadInputIsOneLineNamingTheValue) {
   EXPECT_NE(rows.err.find("--rows 'lots'"), std::string::npos) << rows.err;
   const auto dbs = run_idforge({"advise", "--databases", "0"});
   EXPECT_EQ(dbs.exit_code, 2);
+}
+
+// Found from outside: hex was read as a count ("--rows 0x10" advised for 16 rows), NaN passed
+// the range check into a misleading message, and a value of 100,000 digits was echoed whole.
+TEST(AdviseCli, NumbersAreDecimalFiniteAndEchoedBounded) {
+  for (const char* hex : {"0x10", "0x1p10"}) {
+    const auto r = run_idforge({"advise", "--rows", hex});
+    EXPECT_EQ(r.exit_code, 1) << hex << r.out;
+    EXPECT_NE(r.err.find(std::string("--rows '") + hex + "': not a count"), std::string::npos)
+        << r.err;
+  }
+  for (const char* opt : {"--writes-per-second", "--memory-gb"})
+    for (const char* bad : {"nan", "inf", "-5", "0x10"}) {
+      const auto r = run_idforge({"advise", opt, bad});
+      EXPECT_EQ(r.exit_code, 2) << opt << " " << bad;
+      EXPECT_NE(r.err.find(std::string("'") + bad + "'"), std::string::npos) << r.err;
+    }
+  const std::string huge(100'000, '9');
+  for (const char* opt : {"--rows", "--writes-per-second", "--databases"}) {
+    const auto r = run_idforge({"advise", opt, huge});
+    EXPECT_NE(r.exit_code, 0) << opt;
+    EXPECT_LT(r.err.size(), 1'000u) << opt;
+  }
+  const auto tiny = run_idforge({"advise", "--memory-gb", "1e-300", "--rows", "1e9"});
+  EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+  EXPECT_EQ(tiny.out.find("fit in 0 GB"), std::string::npos) << tiny.out;
 }
 
 TEST(LabCli, MemoryRunRefusesATooSmallLimitBeforeStartingAnything) {

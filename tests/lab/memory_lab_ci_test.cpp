@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "idforge/error.hpp"
+#include "idforge/lab/lab_server.hpp"
 #include "idforge/lab/memory_cgroup.hpp"
 #include "idforge/lab/memory_lab.hpp"
 #include "process.hpp"
@@ -278,6 +279,77 @@ TEST(MemoryLabCi, CommandInterruptedInTheWritersCurvePrintsWhatFinished) {
                      "curve"),
             std::string::npos)
       << err;
+}
+
+// SQLite grows in a worker process. A signal sent to idforge alone (kill PID, a supervisor)
+// once reached only the parent, which carried on to the end; a Ctrl-C to the group stopped
+// the worker and lost the finished kinds. SIGQUIT was not caught at all and left the cgroup.
+// Now the parent passes the signal on and the worker answers with what finished.
+TEST(MemoryLabCi, SqliteStoppedByASignalToIdforgeAloneKeepsWhatFinished) {
+  const std::string dir = data_dir();
+  const std::string err_file = dir + "/stderr.txt";
+  const std::string svg = dir + "/chart.svg";
+  test::SpawnOptions so;
+  so.err = test::Sink::file;
+  so.err_file = err_file;
+  test::Process p({IDFORGE_BINARY,
+                   "lab",
+                   "db",
+                   "--engine",
+                   "sqlite",
+                   "--memory-mb",
+                   "16",
+                   "--cache-mb",
+                   "1",
+                   "--rows",
+                   "400000",
+                   "--windows",
+                   "4",
+                   "--batch",
+                   "500",
+                   "--probe",
+                   "50",
+                   "--kinds",
+                   "uuid7,uuid4",
+                   "--json",
+                   "--svg",
+                   svg,
+                   "--data-dir",
+                   dir},
+                  so);
+  const auto read_err = [&] {
+    std::ifstream in(err_file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // Bounded: uuid7's growth takes seconds; the signal comes once uuid4's has begun.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (read_err().find("sqlite: uuid4,") == std::string::npos && p.running() &&
+         std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (!p.running()) {
+    const std::string why = read_err();
+    std::filesystem::remove_all(dir);
+    if (why.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << why;
+    FAIL() << "the run ended before uuid4 began: " << why;
+  }
+  p.signal(SIGQUIT);
+  const std::string out = p.read_rest(std::chrono::minutes(2));
+  const auto code = p.wait(std::chrono::minutes(1));
+  const std::string err = read_err();
+  std::ifstream chart_in(svg);
+  const std::string chart(std::istreambuf_iterator<char>(chart_in), {});
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(code, 128 + SIGQUIT) << err;
+  const MemoryLabResult r = memory_lab_from_json(out);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_EQ(r.results.size(), 1u) << out;
+  EXPECT_EQ(r.results[0].kind, KeyKind::uuid7);
+  EXPECT_NE(chart.find("stopped by a signal"), std::string::npos);
+  EXPECT_NE(err.find("stopped by signal 3 after the growth of uuid7"), std::string::npos) << err;
+  EXPECT_NE(err.find("the SQLite worker was stopped and its cgroup removed"), std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists("/sys/fs/cgroup/memory/idforge-lab-sqlite-" +
+                                       std::to_string(default_lab_port(DbEngine::postgres))));
 }
 #endif
 

@@ -110,6 +110,67 @@ TEST(MemoryLabJson, TextThatIsNotJsonIsNotQuoted) {
   }
 }
 
+// A file nested far deeper than a run is refused while it is read: the checks walk the
+// document recursively, and 50,000 levels overflowed the stack.
+TEST(MemoryLabJson, NestingFarDeeperThanARunIsRefusedNotCrashed) {
+  for (const std::string& deep :
+       {std::string(50'000, '[') + std::string(50'000, ']'),
+        "{\"results\":" + std::string(50'000, '[') + std::string(50'000, ']') + "}", [] {
+          std::string s;
+          for (int i = 0; i < 50'000; ++i) s += "{\"a\":";
+          return s + "1" + std::string(50'000, '}');
+        }()}) {
+    try {
+      memory_lab_from_json(deep);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), errc::parse_error);
+      EXPECT_NE(std::string(e.what()).find("nested more than 16 levels deep"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A real run, four levels deep, still reads.
+  EXPECT_EQ(memory_lab_from_json(memory_lab_json(sample())).results.size(),
+            sample().results.size());
+}
+
+// A number past a double's range is refused in the lab's words, not the JSON library's.
+TEST(MemoryLabJson, ANumberPastADoubleIsRefusedInTheLabsWords) {
+  std::string text = memory_lab_json(sample());
+  const auto at = text.find("\"leaf_fill\": ");
+  ASSERT_NE(at, std::string::npos);
+  const auto end = text.find(',', at);
+  text.replace(at, end - at, "\"leaf_fill\": 1e999");
+  try {
+    memory_lab_from_json(text);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a number too large for a double"), std::string::npos) << what;
+    EXPECT_EQ(what.find("json.exception"), std::string::npos) << what;
+  }
+}
+
+// Text from a file reaches the terminal escaped and bounded; a kind given twice is refused.
+TEST(MemoryLabJson, FileTextIsEscapedAndBoundedAndAKindCountsOnce) {
+  nlohmann::json j = nlohmann::json::parse(memory_lab_json(sample()));
+  j["server_version"] = "\x1b[2J\x1b]0;pwned\x07ver";
+  j["settings"] = std::string(200'000, 's');
+  const MemoryLabResult r = memory_lab_from_json(j.dump());
+  EXPECT_EQ(r.server_version.find('\x1b'), std::string::npos) << r.server_version;
+  EXPECT_NE(r.server_version.find("\\x1b[2J"), std::string::npos) << r.server_version;
+  EXPECT_LE(r.settings.size(), 300u);
+  j = nlohmann::json::parse(memory_lab_json(sample()));
+  j["results"].push_back(j["results"][0]);
+  try {
+    memory_lab_from_json(j.dump());
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("twice: a run measures each kind once"), std::string::npos)
+        << e.what();
+  }
+}
+
 // Figures no run can have are refused, naming where they are: a negative count (which an
 // unsigned read would wrap to 2^64 - 1), a fill above 1, no results at all.
 TEST(MemoryLabJson, ImpossibleFiguresAreRefusedWithTheirPlace) {

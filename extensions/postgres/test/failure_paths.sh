@@ -82,7 +82,11 @@ after="$(pgi_psql -d postgres -c "SELECT idforge_snowflake()")"
 t1=$(now_ms)
 after_ms=$(( (after >> 22) + 1288834974657 ))
 check "mark ahead: the first ID lies after the mark ($after_ms > $mark)" test "$after_ms" -gt "$mark"
-check "mark ahead: it waited for the clock ($((t1 - t0)) ms)" test $((t1 - t0)) -ge 1000
+# The server's start eats into the 2.5 s (more than 2 s on a loaded machine), so what is
+# checked is that the call returned only once the clock had passed the mark, not how long
+# it took.
+check "mark ahead: it returned once the clock passed the mark ($t1 >= $mark, began $((mark - t0)) ms before)" \
+  test "$t1" -ge "$mark"
 check "mark ahead: IDs only increase" test "$after" -gt "$first"
 
 # 4. A mark 60 s ahead: beyond idforge.max_clock_wait_ms, refused naming how far behind;
