@@ -26,7 +26,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "idforge/error.hpp"
 #include "idforge/lab/lab_server.hpp"
@@ -213,72 +216,69 @@ TEST(MemoryLabCi, AStopBeforeAnyKindFinishedIsAnError) {
 }
 
 #ifdef IDFORGE_BINARY
-// The command, signalled as a user's Ctrl-C would: the finished growth is printed, the run
-// says what is missing, and the exit is 128 + SIGINT with nothing left behind.
-TEST(MemoryLabCi, CommandInterruptedInTheWritersCurvePrintsWhatFinished) {
-  const std::string dir = data_dir();
+// What a signalled `idforge lab db` left: its stdout, stderr and exit status.
+struct Stopped {
+  bool reached = false;  // false: the run ended (or never began) before `marker`
+  std::string out, err;
+  std::optional<int> code;  // absent: it did not end in time
+};
+
+// Runs `idforge lab db` with args and --data-dir dir, waits (at most five minutes) until its
+// stderr shows marker, then sends signal to idforge alone, as `kill PID` does.
+Stopped signal_lab_when(std::vector<std::string> args, const std::string& dir,
+                        const std::string& marker, int signal) {
   const std::string err_file = dir + "/stderr.txt";
   test::SpawnOptions so;
   so.err = test::Sink::file;
   so.err_file = err_file;
-  test::Process p({IDFORGE_BINARY,
-                   "lab",
-                   "db",
-                   "--engine",
-                   "postgres",
-                   "--memory-mb",
-                   "32",
-                   "--cache-mb",
-                   "1",
-                   "--rows",
-                   "4000",
-                   "--windows",
-                   "2",
-                   "--batch",
-                   "500",
-                   "--probe",
-                   "100",
-                   "--kinds",
-                   "uuid7",
-                   "--writers",
-                   "1,2",
-                   "--writer-kinds",
-                   "uuid7",
-                   "--writer-seconds",
-                   "10",
-                   "--writer-prefill",
-                   "1000",
-                   "--data-dir",
-                   dir},
-                  so);
+  args.insert(args.begin(), {IDFORGE_BINARY, "lab", "db"});
+  args.insert(args.end(), {"--data-dir", dir});
+  test::Process p(args, so);
   const auto read_err = [&] {
     std::ifstream in(err_file);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  // Bounded: the 1-writer point takes 10 s; the 2-writer one, stopped early, would take 10 more.
+  Stopped s;
   const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  while (read_err().find("2 writer(s)") == std::string::npos && p.running() &&
+  while (read_err().find(marker) == std::string::npos && p.running() &&
          std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   if (!p.running()) {
-    const std::string why = read_err();
-    std::filesystem::remove_all(dir);
-    if (why.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << why;
-    FAIL() << "the run ended before its writers curve: " << why;
+    s.err = read_err();
+    return s;
   }
-  p.signal(SIGINT);
-  const std::string out = p.read_rest(std::chrono::minutes(2));
-  const auto code = p.wait(std::chrono::minutes(1));
-  const std::string err = read_err();
+  s.reached = true;
+  p.signal(signal);
+  s.out = p.read_rest(std::chrono::minutes(2));
+  s.code = p.wait(std::chrono::minutes(1));
+  s.err = read_err();
+  return s;
+}
+
+// The command, signalled as a user's Ctrl-C would: the finished growth is printed, the run
+// says what is missing, and the exit is 128 + SIGINT with nothing left behind.
+TEST(MemoryLabCi, CommandInterruptedInTheWritersCurvePrintsWhatFinished) {
+  const std::string dir = data_dir();
+  // The 1-writer point takes 10 s; the 2-writer one, stopped early, would take 10 more.
+  const Stopped s = signal_lab_when(
+      {"--engine",       "postgres", "--memory-mb",      "32",    "--cache-mb",       "1",
+       "--rows",         "4000",     "--windows",        "2",     "--batch",          "500",
+       "--probe",        "100",      "--kinds",          "uuid7", "--writers",        "1,2",
+       "--writer-kinds", "uuid7",    "--writer-seconds", "10",    "--writer-prefill", "1000"},
+      dir, "2 writer(s)", SIGINT);
   std::filesystem::remove_all(dir);
-  EXPECT_EQ(code, 128 + SIGINT) << err;
-  EXPECT_NE(out.find("Stopped by a signal"), std::string::npos) << out;
-  EXPECT_NE(out.find("uuid7 (uuid)"), std::string::npos) << out;
-  EXPECT_NE(out.find("Writers (keys in memory"), std::string::npos) << out;
-  EXPECT_NE(err.find("stopped by signal 2 after the growth of uuid7 and part of the writers "
-                     "curve"),
+  if (!s.reached) {
+    if (s.err.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << s.err;
+    FAIL() << "the run ended before its writers curve: " << s.err;
+  }
+  EXPECT_EQ(s.code, 128 + SIGINT) << s.err;
+  EXPECT_NE(s.out.find("Stopped by a signal"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("uuid7 (uuid)"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("Writers (keys in memory"), std::string::npos) << s.out;
+  EXPECT_NE(s.err.find("stopped by signal 2 after the growth of uuid7 and part of the writers "
+                       "curve"),
             std::string::npos)
-      << err;
+      << s.err;
 }
 
 // SQLite grows in a worker process. A signal sent to idforge alone (kill PID, a supervisor)
@@ -287,67 +287,30 @@ TEST(MemoryLabCi, CommandInterruptedInTheWritersCurvePrintsWhatFinished) {
 // Now the parent passes the signal on and the worker answers with what finished.
 TEST(MemoryLabCi, SqliteStoppedByASignalToIdforgeAloneKeepsWhatFinished) {
   const std::string dir = data_dir();
-  const std::string err_file = dir + "/stderr.txt";
   const std::string svg = dir + "/chart.svg";
-  test::SpawnOptions so;
-  so.err = test::Sink::file;
-  so.err_file = err_file;
-  test::Process p({IDFORGE_BINARY,
-                   "lab",
-                   "db",
-                   "--engine",
-                   "sqlite",
-                   "--memory-mb",
-                   "16",
-                   "--cache-mb",
-                   "1",
-                   "--rows",
-                   "400000",
-                   "--windows",
-                   "4",
-                   "--batch",
-                   "500",
-                   "--probe",
-                   "50",
-                   "--kinds",
-                   "uuid7,uuid4",
-                   "--json",
-                   "--svg",
-                   svg,
-                   "--data-dir",
-                   dir},
-                  so);
-  const auto read_err = [&] {
-    std::ifstream in(err_file);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  // Bounded: uuid7's growth takes seconds; the signal comes once uuid4's has begun.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  while (read_err().find("sqlite: uuid4,") == std::string::npos && p.running() &&
-         std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  if (!p.running()) {
-    const std::string why = read_err();
-    std::filesystem::remove_all(dir);
-    if (why.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << why;
-    FAIL() << "the run ended before uuid4 began: " << why;
-  }
-  p.signal(SIGQUIT);
-  const std::string out = p.read_rest(std::chrono::minutes(2));
-  const auto code = p.wait(std::chrono::minutes(1));
-  const std::string err = read_err();
+  // uuid7's growth takes seconds; the signal comes once uuid4's has begun.
+  const Stopped s =
+      signal_lab_when({"--engine", "sqlite", "--memory-mb", "16", "--cache-mb", "1", "--rows",
+                       "400000", "--windows", "4", "--batch", "500", "--probe", "50", "--kinds",
+                       "uuid7,uuid4", "--json", "--svg", svg},
+                      dir, "sqlite: uuid4,", SIGQUIT);
   std::ifstream chart_in(svg);
   const std::string chart(std::istreambuf_iterator<char>(chart_in), {});
   std::filesystem::remove_all(dir);
-  EXPECT_EQ(code, 128 + SIGQUIT) << err;
-  const MemoryLabResult r = memory_lab_from_json(out);
+  if (!s.reached) {
+    if (s.err.find("cgroup") != std::string::npos && !require_cgroup()) GTEST_SKIP() << s.err;
+    FAIL() << "the run ended before uuid4 began: " << s.err;
+  }
+  EXPECT_EQ(s.code, 128 + SIGQUIT) << s.err;
+  const MemoryLabResult r = memory_lab_from_json(s.out);
   EXPECT_TRUE(r.interrupted);
-  ASSERT_EQ(r.results.size(), 1u) << out;
+  ASSERT_EQ(r.results.size(), 1u) << s.out;
   EXPECT_EQ(r.results[0].kind, KeyKind::uuid7);
   EXPECT_NE(chart.find("stopped by a signal"), std::string::npos);
-  EXPECT_NE(err.find("stopped by signal 3 after the growth of uuid7"), std::string::npos) << err;
-  EXPECT_NE(err.find("the SQLite worker was stopped and its cgroup removed"), std::string::npos)
-      << err;
+  EXPECT_NE(s.err.find("stopped by signal 3 after the growth of uuid7"), std::string::npos)
+      << s.err;
+  EXPECT_NE(s.err.find("the SQLite worker was stopped and its cgroup removed"), std::string::npos)
+      << s.err;
   EXPECT_FALSE(std::filesystem::exists("/sys/fs/cgroup/memory/idforge-lab-sqlite-" +
                                        std::to_string(default_lab_port(DbEngine::postgres))));
 }
