@@ -130,7 +130,8 @@ void add_advise_command(CLI::App& app) {
                   "Peak inserts a second, all servers together")
       ->check(real_number(0, 1e12))
       ->capture_default_str();
-  cmd->add_option("--rows", a->rows, "Rows the biggest table will hold (1e9 notation accepted)")
+  cmd->add_option("--rows", a->rows,
+                  "Rows the biggest table will hold (1e9 and 1_000_000 accepted)")
       ->capture_default_str();
   cmd->add_option("--memory-gb", a->s.memory_gb, "RAM of one database server in GB (0: not said)")
       ->check(real_number(0, 1e9));

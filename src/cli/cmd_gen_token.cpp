@@ -39,7 +39,8 @@ void add_gen_token(CLI::App& gen) {
   cmd->add_option("--bits", a->bits,
                   "Random bits in each token (128..4096), rounded up: to whole characters "
                   "(base62, 5.95 bits each) or whole bytes (base64url)")
-      ->transform(whole_number(0, 1'000'000))
+      // Decimal digits only; the range and its reason come from random_token (128..4096).
+      ->transform(whole_number(0, 1'000'000).description(""))
       ->capture_default_str();
   cmd->add_option("--encoding", a->encoding,
                   "base62 (0-9A-Za-z) or base64url (RFC 4648, no padding)")

@@ -17,9 +17,20 @@
 namespace idforge::cli {
 
 std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t max) {
+  // Underscores group digits (1_000_000) and stand only between two digits.
   std::string s;
-  for (char c : text)
-    if (c != '_') s += c;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '_') {
+      s += text[i];
+      continue;
+    }
+    const auto digit = [&](std::size_t at) {
+      return at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]));
+    };
+    if (i == 0 || !digit(i - 1) || !digit(i + 1) || s.find_first_of("eE") != std::string::npos)
+      throw CommandFailure{option + " '" + detail::shortened(printable(text), 200) +
+                           "': an underscore stands only between two digits of the count (1_000)"};
+  }
   auto fail = [&](const std::string& why) {
     throw CommandFailure{option + " '" + detail::shortened(printable(text), 200) + "': " + why};
   };

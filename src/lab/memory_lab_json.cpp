@@ -261,7 +261,7 @@ MemoryLabResult memory_lab_from_json(const std::string& text) {
     for (const MemoryKindResult& k : r.results)
       if (k.leaf_fill > 1)
         throw Error(errc::parse_error, std::string(info(k.kind).name) + " leaf_fill " +
-                                           std::to_string(k.leaf_fill) + ": a fill is at most 1");
+                                           json(k.leaf_fill).dump() + ": a fill is at most 1");
     return r;
   } catch (const json::exception& e) {
     throw Error(errc::parse_error, "not a run from 'idforge lab db --memory-mb M --json': " +

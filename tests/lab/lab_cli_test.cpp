@@ -231,6 +231,14 @@ TEST(AdviseCli, NumbersAreDecimalFiniteAndEchoedBounded) {
     EXPECT_NE(r.exit_code, 0) << opt;
     EXPECT_LT(r.err.size(), 1'000u) << opt;
   }
+  for (const char* bad : {"1__0", "_10", "10_", "1e1_0"}) {
+    const auto r = run_idforge({"advise", "--rows", bad});
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_NE(r.err.find("an underscore stands only between two digits"), std::string::npos)
+        << r.err;
+  }
+  const auto grouped = run_idforge({"advise", "--rows", "1_000_000", "--json"});
+  EXPECT_EQ(grouped.exit_code, 0) << grouped.err;
   const auto tiny = run_idforge({"advise", "--memory-gb", "1e-300", "--rows", "1e9"});
   EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
   EXPECT_EQ(tiny.out.find("fit in 0 GB"), std::string::npos) << tiny.out;

@@ -192,7 +192,7 @@ TEST(MemoryLabJson, ImpossibleFiguresAreRefusedWithTheirPlace) {
   expect_refused(j, "run.results[0].windows[0].p50_ms is -5");
   j = good;
   j["results"][0]["leaf_fill"] = 1.9;
-  expect_refused(j, "a fill is at most 1");
+  expect_refused(j, "leaf_fill 1.9: a fill is at most 1");  // the value as written
   j = good;
   j["results"] = nlohmann::json::array();
   expect_refused(j, "no results");
