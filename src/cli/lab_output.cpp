@@ -17,23 +17,20 @@
 namespace idforge::cli {
 
 std::uint64_t parse_count(const std::string& text, const std::string& option, std::uint64_t max) {
-  // Underscores group digits (1_000_000) and stand only between two digits.
-  std::string s;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '_') {
-      s += text[i];
-      continue;
-    }
-    const auto digit = [&](std::size_t at) {
-      return at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]));
-    };
-    if (i == 0 || !digit(i - 1) || !digit(i + 1) || s.find_first_of("eE") != std::string::npos)
-      throw CommandFailure{option + " '" + detail::shortened(printable(text), 200) +
-                           "': an underscore stands only between two digits of the count (1_000)"};
-  }
   auto fail = [&](const std::string& why) {
     throw CommandFailure{option + " '" + detail::shortened(printable(text), 200) + "': " + why};
   };
+  // Underscores group digits (1_000_000) and stand only between two digits.
+  const auto digit = [&](std::size_t at) {
+    return at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]));
+  };
+  std::string s;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '_')
+      s += text[i];
+    else if (i == 0 || !digit(i - 1) || !digit(i + 1) || s.find_first_of("eE") != std::string::npos)
+      fail("an underscore stands only between two digits of the count (1_000)");
+  }
   // Decimal only: stod would also read hex ("0x10" as 16, "0x1p10" as 1024).
   if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0]))) ||
       s.find_first_not_of("0123456789.eE+-") != std::string::npos)

@@ -385,6 +385,12 @@ void validate(MemoryLabOptions& o) {
   }
 }
 
+// Whether a run that failed was stopped on purpose with a kind already whole: then what
+// finished is kept and marked interrupted, for the server and the SQLite worker alike.
+bool stopped_after_a_kind(const MemoryLabOptions& o, const MemoryLabResult& res) {
+  return o.should_stop && o.should_stop() && !res.results.empty();
+}
+
 // SQLite runs in the caller's process, so a child process joins the cgroup and runs every
 // kind there, handing its results back as JSON through a pipe.
 MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
@@ -442,7 +448,7 @@ MemoryLabResult run_sqlite(const MemoryLabOptions& o) {
       } catch (const Error&) {
         // As with a lab server: the kinds that finished are whole; the caller says the rest
         // is missing.
-        if (!(o.should_stop && o.should_stop() && !res.results.empty())) throw;
+        if (!stopped_after_a_kind(o, res)) throw;
         res.interrupted = true;
       }
       out = memory_lab_json(res);
@@ -599,7 +605,7 @@ MemoryLabResult run_memory_lab(const MemoryLabOptions& in) {
       for (KeyKind k : o.kinds) res.results.push_back(grow(*db, k, env));
       if (!o.writers.empty()) writers_curve(*db, conn, env, res.writers);
     } catch (const Error& e) {
-      if (o.should_stop && o.should_stop() && !res.results.empty()) {
+      if (stopped_after_a_kind(o, res)) {
         // A stop late in a run of an hour must not take the finished kinds with it: they are
         // whole, and the caller says that the rest is missing.
         res.interrupted = true;
