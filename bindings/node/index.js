@@ -37,16 +37,15 @@ function inspect(id, layout) {
   return JSON.parse(layout === undefined ? native.inspectJson(id) : native.inspectJson(id, layout));
 }
 
-// Echoed input is cut, so a huge argument does not make a huge message.
-function shown(text) {
-  return text.length > 64 ? `${text.slice(0, 64)}...` : text;
-}
+// User text in a message, escaped and cut as every face of the library quotes it
+// (idforge_quote): a huge argument does not make a huge message, a control byte is shown.
+const { quote } = native;
 
 function decompose(id, layout) {
   if (typeof id === 'string') {
     const text = id;
     if (!/^[0-9]+$/.test(text)) {
-      const e = new RangeError(`decompose '${shown(text).replace(/\0/g, '\\0')}': an ID is a decimal number`);
+      const e = new RangeError(`decompose '${quote(text)}': an ID is a decimal number`);
       e.code = 'IDFORGE_PARSE_ERROR';
       e.status = 'parse_error';
       throw e;
@@ -86,14 +85,18 @@ class Snowflake {
 
 // ---- masking -----------------------------------------------------------------------------
 
-const { mkFromFile, mkFromEnvironment, mkFromText, mkKeyIds, mkMask, mkUnmask, mkReadPublic } = native;
+const { mkFromFile, mkFromEnvironment, mkFromText, mkKeyIds, mkMask, mkUnmask, mkReadPublic, checkOptions } = native;
 const MODES = { auto: -1, u63: 0, u128: 1, v7: 2 };
 const ALPHABETS = { base58: 0, base62: 1 };
 const FORMS = { public: false, raw: true };
+// idforge.h's idforge_options: which names an options object may hold (the addon asks the
+// library for each own key, so every face refuses a misspelt option in the same words).
+const OPTIONS_MASK = 1;
+const OPTIONS_READ_PUBLIC_ID = 2;
 const TOKEN = Symbol('MaskKeyring');
 
 function optionError(name, value, rule) {
-  const e = new RangeError(`${name} ${shown(String(value))}: expected ${rule}`);
+  const e = new RangeError(`${name} ${value}: expected ${rule}`);
   e.code = 'IDFORGE_INVALID_ARGUMENT';
   e.status = 'invalid_argument';
   return e;
@@ -111,26 +114,18 @@ function choice(options, name, table, rule) {
   const v = options[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw optionTypeError(`${name} must be a string, not ${typeof v}`);
-  if (!Object.hasOwn(table, v)) throw optionError(name, `'${v}'`, rule);
+  if (!Object.hasOwn(table, v)) throw optionError(name, `'${quote(v)}'`, rule);
   return table[v];
 }
 
-// {mode, form, alphabet, keyId} into the addon's numbers; form only where allowed.
-function maskOptions(options, allowForm) {
+// {mode, form, alphabet, keyId} into the addon's numbers. A misspelt option ({key_id: 1}) is
+// refused, not ignored: a raw unmask would otherwise read the value with the primary key and
+// return a wrong ID without an error.
+function maskOptions(options, kind, call) {
   if (options === undefined) return [-1, false, 0, -1];
-  if (options === null || typeof options !== 'object') {
-    throw optionTypeError('options must be an object {mode, form, alphabet, keyId}');
-  }
-  // A misspelt option ({key_id: 1}) is refused, not ignored: a raw unmask would otherwise
-  // read the value with the primary key and return a wrong ID without an error.
-  const known = allowForm ? ['mode', 'form', 'alphabet', 'keyId'] : ['mode', 'alphabet', 'keyId'];
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) {
-      throw optionTypeError(`unknown option '${shown(name)}': expected ${known.join(', ')}`);
-    }
-  }
+  checkOptions(options, kind, call);
   const mode = choice(options, 'mode', MODES, "'auto', 'u63', 'u128' or 'v7'") ?? -1;
-  const raw = (allowForm ? choice(options, 'form', FORMS, "'public' or 'raw'") : undefined) ?? false;
+  const raw = (kind === OPTIONS_MASK ? choice(options, 'form', FORMS, "'public' or 'raw'") : undefined) ?? false;
   const alphabet = choice(options, 'alphabet', ALPHABETS, "'base58' or 'base62'") ?? 0;
   let keyId = options.keyId;
   if (keyId === undefined || keyId === null) {
@@ -162,19 +157,19 @@ class MaskKeyring {
 
   mask(value, options) {
     if (options === undefined) return mkMask(this.#h, value, -1, false, 0, -1);
-    const [mode, raw, alphabet, keyId] = maskOptions(options, true);
+    const [mode, raw, alphabet, keyId] = maskOptions(options, OPTIONS_MASK, 'mask');
     return mkMask(this.#h, value, mode, raw, alphabet, keyId);
   }
 
   unmask(value, options) {
     if (options === undefined) return mkUnmask(this.#h, value, -1, false, 0, -1);
-    const [mode, raw, alphabet, keyId] = maskOptions(options, true);
+    const [mode, raw, alphabet, keyId] = maskOptions(options, OPTIONS_MASK, 'unmask');
     return mkUnmask(this.#h, value, mode, raw, alphabet, keyId);
   }
 
   readPublicId(text, options) {
-    const [, , alphabet] = maskOptions(options, false);
-    return mkReadPublic(this.#h, text, alphabet);
+    const [mode, , alphabet, keyId] = maskOptions(options, OPTIONS_READ_PUBLIC_ID, 'readPublicId');
+    return mkReadPublic(this.#h, text, mode, alphabet, keyId);
   }
 
   get keyIds() { return mkKeyIds(this.#h); }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "idforge/idforge.h"
@@ -20,17 +21,19 @@ namespace {
 // must not make a 1 MB error.
 constexpr std::size_t kEchoLimit = 64;
 
-// text for a message: NUL bytes shown as \0 (a C string would end there), cut to kEchoLimit
-// characters with an ellipsis.
-std::string shown(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kEchoLimit; ++i) {
-    if (text[i] == '\0')
-      out += "\\0";
-    else
-      out += text[i];
-  }
-  if (text.size() > kEchoLimit) out += "...";
+// text for a message, quoted as every face of the library quotes user text (idforge_quote:
+// controls and bytes that are not UTF-8 escaped, a long text cut to its head and tail).
+std::string shown(std::string_view text) {
+  char buf[4 * kEchoLimit];
+  std::size_t needed = 0;
+  idforge_status s = idforge_quote(text.data(), text.size(), kEchoLimit, buf, sizeof buf, &needed);
+  if (s == IDFORGE_OK) return buf;
+  if (s != IDFORGE_E_BUFFER_TOO_SMALL) return "(not shown)";
+  std::string out(needed, '\0');
+  if (idforge_quote(text.data(), text.size(), kEchoLimit, out.data(), out.size(), &needed) !=
+      IDFORGE_OK)
+    return "(not shown)";
+  out.resize(needed - 1);
   return out;
 }
 
@@ -227,46 +230,212 @@ void throw_closed(Napi::Env env) {
   e.ThrowAsJavaScriptException();
 }
 
-// The open handle in argument 0, or nullptr with a JavaScript exception pending.
-idforge_snowflake* handle_arg(napi_env env, napi_callback_info info) {
-  std::size_t argc = 1;
-  napi_value arg;
-  void* data = nullptr;
-  napi_valuetype type;
-  if (napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr) != napi_ok || argc < 1 ||
-      napi_typeof(env, arg, &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, arg, &data) != napi_ok) {
-    napi_throw_type_error(env, nullptr, "not a Snowflake handle");
+// ---- handles: one type tag per kind ----------------------------------------------------
+// Every External this addon makes is tagged (napi_type_tag_object) with its kind, and every
+// raw export checks the tag before it reads the pointer inside: an External is only a void*,
+// so sfClose(keyringHandle) used to free a keyring as a Snowflake (measured: SIGSEGV). The
+// tags are random constants; another addon's External carries none of them.
+
+struct HandleKind {
+  napi_type_tag tag;
+  const char* name;
+};
+
+constexpr HandleKind kSnowflakeHandle{{0x6a2f1c9e4b7d3085, 0xd1e85b03a96c24f7},
+                                      "a Snowflake handle (from sfNew)"};
+constexpr HandleKind kKeyringHandle{
+    {0x93c47e0b2d5f1a68, 0x5b0ef6a1c83d9274},
+    "a MaskKeyring handle (from mkFromFile, mkFromEnvironment or mkFromText)"};
+constexpr const HandleKind* kHandleKinds[] = {&kSnowflakeHandle, &kKeyringHandle};
+
+// data in a new External tagged as kind; finalize frees it (also when this fails).
+napi_value make_handle(napi_env env, void* data, napi_finalize finalize, const HandleKind& kind) {
+  napi_value ext;
+  if (napi_create_external(env, data, finalize, nullptr, &ext) != napi_ok) {
+    finalize(env, data, nullptr);
     return nullptr;
   }
-  auto* box = static_cast<Box*>(data);
+  if (napi_type_tag_object(env, ext, &kind.tag) != napi_ok) return nullptr;  // GC frees data
+  return ext;
+}
+
+bool has_tag(napi_env env, napi_value v, const HandleKind& kind) {
+  bool result = false;
+  return napi_check_object_type_tag(env, v, &kind.tag, &result) == napi_ok && result;
+}
+
+// What v is, for a message: "a MaskKeyring handle", "an object", "undefined", ...
+std::string what_is(napi_env env, napi_value v) {
+  napi_valuetype type = napi_undefined;
+  if (napi_typeof(env, v, &type) != napi_ok) return "an unknown value";
+  if (type == napi_object || type == napi_external)
+    for (const HandleKind* k : kHandleKinds)
+      if (has_tag(env, v, *k)) {
+        const std::string name = k->name;
+        return name.substr(0, name.find(" ("));
+      }
+  switch (type) {
+    case napi_undefined:
+      return "undefined";
+    case napi_null:
+      return "null";
+    case napi_boolean:
+      return "a boolean";
+    case napi_number:
+      return "a number";
+    case napi_string:
+      return "a string";
+    case napi_symbol:
+      return "a symbol";
+    case napi_object:
+      return "an object";
+    case napi_function:
+      return "a function";
+    case napi_external:
+      return "an external that is no handle of this addon";
+    case napi_bigint:
+      return "a bigint";
+  }
+  return "an unknown value";
+}
+
+// The data of the handle of kind in v, or nullptr with a TypeError pending that names fn,
+// what it expected and what it got.
+void* handle_data(napi_env env, napi_value v, const HandleKind& kind, const char* fn) {
+  // napi_get_value_external refuses a value that is no External without throwing; the
+  // pointer is only used once the tag says whose it is.
+  void* data = nullptr;
+  if (v && napi_get_value_external(env, v, &data) == napi_ok && data && has_tag(env, v, kind))
+    return data;
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && !pending)
+    type_error(Napi::Env(env), std::string(fn) + ": expected " + kind.name + ", not " +
+                                   (v ? what_is(env, v) : std::string("undefined")));
+  return nullptr;
+}
+
+// The open Snowflake in argument 0, or nullptr with a JavaScript exception pending.
+idforge_snowflake* handle_arg(napi_env env, napi_callback_info info, const char* fn) {
+  std::size_t argc = 1;
+  napi_value arg = nullptr;
+  if (napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr) != napi_ok) return nullptr;
+  auto* box = static_cast<Box*>(handle_data(env, argc >= 1 ? arg : nullptr, kSnowflakeHandle, fn));
+  if (!box) return nullptr;
   if (!box->handle) throw_closed(env);
   return box->handle;
 }
 
-Box* box_arg(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsExternal()) {
-    Napi::TypeError::New(info.Env(), "not a Snowflake handle").ThrowAsJavaScriptException();
-    return nullptr;
-  }
-  return info[0].As<Napi::External<Box>>().Data();
+Box* box_arg(const Napi::CallbackInfo& info, const char* fn) {
+  return static_cast<Box*>(handle_data(
+      info.Env(), info.Length() >= 1 ? napi_value(info[0]) : nullptr, kSnowflakeHandle, fn));
 }
 
-idforge_snowflake* open_arg(const Napi::CallbackInfo& info) {
-  Box* box = box_arg(info);
+idforge_snowflake* open_arg(const Napi::CallbackInfo& info, const char* fn) {
+  Box* box = box_arg(info, fn);
   if (!box) return nullptr;
   if (!box->handle) throw_closed(info.Env());
   return box->handle;
+}
+
+// ---- options objects ------------------------------------------------------------------
+// Every own key of an options object goes through idforge_check_option, the list and the
+// words every face shares: a misspelt option ({lease_store}, Python's spelling) is refused,
+// never ignored (an ignored lease store leaves a fixed node unregistered).
+
+// True for an object that holds options (not null, an array or a function); else false
+// with a TypeError pending that names call.
+bool options_object(Napi::Env env, const Napi::Value& v, const char* call) {
+  if (v.IsObject() && !v.IsArray() && !v.IsFunction()) return true;
+  if (!env.IsExceptionPending())
+    type_error(env, std::string(call) + ": options must be an object, not " +
+                        (v.IsArray() ? std::string("an array") : what_is(env, v)));
+  return false;
+}
+
+// A key as idforge_check_option reads it: a string's UTF-8 (a lone surrogate is U+FFFD, never
+// another option's name), a symbol as "Symbol(description)" (no option is one).
+bool key_text(Napi::Env env, const Napi::Value& key, std::string& out) {
+  if (key.IsString()) {
+    out = key.As<Napi::String>().Utf8Value();
+    return !env.IsExceptionPending();
+  }
+  napi_value description;
+  napi_valuetype type = napi_undefined;
+  if (napi_get_named_property(env, key, "description", &description) != napi_ok) return false;
+  out = "Symbol(";
+  if (napi_typeof(env, description, &type) == napi_ok && type == napi_string)
+    out += Napi::String(env, description).Utf8Value();
+  out += ")";
+  return !env.IsExceptionPending();
+}
+
+// Refuses options that is not an object or has an own key (enumerable or not, string or
+// symbol: Reflect.ownKeys) that kind does not take. False with an exception pending: a
+// TypeError with code IDFORGE_INVALID_ARGUMENT, or what a Proxy's ownKeys trap threw.
+bool check_options(Napi::Env env, const Napi::Value& options, idforge_options kind,
+                   const char* call) {
+  if (!options_object(env, options, call)) return false;
+  napi_value keys;
+  if (napi_get_all_property_names(env, options, napi_key_own_only, napi_key_all_properties,
+                                  napi_key_numbers_to_strings, &keys) != napi_ok) {
+    if (!env.IsExceptionPending()) type_error(env, std::string(call) + ": cannot list its options");
+    return false;
+  }
+  const Napi::Array names(env, keys);
+  const std::uint32_t n = names.Length();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Napi::Value key = names.Get(i);
+    std::string name;
+    if (env.IsExceptionPending() || key.IsEmpty() || !key_text(env, key, name)) return false;
+    const idforge_status s =
+        idforge_check_option(kind, IDFORGE_CAMEL_CASE, call, name.data(), name.size());
+    if (s != IDFORGE_OK) {
+      throw_error(env, s, idforge_last_error(), Kind::Type);
+      return false;
+    }
+  }
+  return true;
+}
+
+// checkOptions(options, kind, call): index.js's check of mask, unmask and readPublicId
+// options; kind is idforge.h's idforge_options number.
+Napi::Value CheckOptions(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string call;
+  if (info.Length() < 3 || !info[1].IsNumber() || !string_arg(env, info[2], "call", call)) {
+    if (!env.IsExceptionPending())
+      type_error(env, "checkOptions(options, kind, call): bad arguments");
+    return env.Undefined();
+  }
+  const int kind = info[1].As<Napi::Number>().Int32Value();
+  if (kind != IDFORGE_OPTIONS_MASK && kind != IDFORGE_OPTIONS_READ_PUBLIC_ID &&
+      kind != IDFORGE_OPTIONS_SNOWFLAKE) {
+    range_error(env, "checkOptions: kind " + std::to_string(kind) + " is not an idforge_options");
+    return env.Undefined();
+  }
+  check_options(env, info[0], static_cast<idforge_options>(kind), call.c_str());
+  return env.Undefined();
+}
+
+// quote(text): text as the library's messages quote user text (idforge_quote, cut to 64 bytes).
+Napi::Value Quote(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) {
+    type_error(env, "quote(text): text must be a string");
+    return env.Undefined();
+  }
+  const std::string text = info[0].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
+  return Napi::String::New(env, shown(text));
 }
 
 // sfNew({layout?, node?, leaseStore?}) -> handle. Leasing blocks this thread (bounded by the
 // store's timeout and the start-up wait).
 Napi::Value SfNew(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsObject()) {
-    type_error(env, "new Snowflake: options must be an object {layout, node | leaseStore}");
+  if (!check_options(env, info.Length() >= 1 ? info[0] : env.Undefined(), IDFORGE_OPTIONS_SNOWFLAKE,
+                     "new Snowflake"))
     return env.Undefined();
-  }
   Napi::Object o = info[0].As<Napi::Object>();
   std::string layout = "twitter", store;
   std::int64_t node = IDFORGE_NODE_ANY;
@@ -300,18 +469,17 @@ Napi::Value SfNew(const Napi::CallbackInfo& info) {
   if (!ok(env, idforge_snowflake_new(layout.c_str(), node,
                                      s.IsUndefined() ? nullptr : store.c_str(), &h)))
     return env.Undefined();
-  napi_value ext;
-  auto* box = new Box{h};
-  if (napi_create_external(env, box, free_box, nullptr, &ext) != napi_ok) {
-    free_box(env, box, nullptr);
-    Napi::Error::New(env, "new Snowflake: cannot make its handle").ThrowAsJavaScriptException();
+  napi_value ext = make_handle(env, new Box{h}, free_box, kSnowflakeHandle);
+  if (!ext) {
+    if (!env.IsExceptionPending())
+      Napi::Error::New(env, "new Snowflake: cannot make its handle").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   return Napi::Value(env, ext);
 }
 
 napi_value SfNext(napi_env env, napi_callback_info info) {
-  idforge_snowflake* h = handle_arg(env, info);
+  idforge_snowflake* h = handle_arg(env, info, "sfNext");
   if (!h) return nullptr;
   std::uint64_t id;
   if (!ok(env, idforge_snowflake_next(h, &id))) return nullptr;
@@ -321,7 +489,7 @@ napi_value SfNext(napi_env env, napi_callback_info info) {
 }
 
 napi_value SfNextString(napi_env env, napi_callback_info info) {
-  idforge_snowflake* h = handle_arg(env, info);
+  idforge_snowflake* h = handle_arg(env, info, "sfNextString");
   if (!h) return nullptr;
   std::uint64_t id;
   if (!ok(env, idforge_snowflake_next(h, &id))) return nullptr;
@@ -339,7 +507,7 @@ napi_value SfNextString(napi_env env, napi_callback_info info) {
 // sfNextBatch(handle, n) -> BigUint64Array of n consecutive IDs.
 Napi::Value SfNextBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  idforge_snowflake* h = open_arg(info);
+  idforge_snowflake* h = open_arg(info, "sfNextBatch");
   if (!h) return env.Undefined();
   if (info.Length() < 2 || !info[1].IsNumber()) {
     type_error(env, "nextBatch(n): n must be a number");
@@ -366,13 +534,14 @@ Napi::Value SfNextBatch(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SfRelease(const Napi::CallbackInfo& info) {
-  if (idforge_snowflake* h = open_arg(info)) ok(info.Env(), idforge_snowflake_release(h));
+  if (idforge_snowflake* h = open_arg(info, "sfRelease"))
+    ok(info.Env(), idforge_snowflake_release(h));
   return info.Env().Undefined();
 }
 
 // Gives the node ID back (a leased one) and frees the generator; later calls throw.
 Napi::Value SfClose(const Napi::CallbackInfo& info) {
-  Box* box = box_arg(info);
+  Box* box = box_arg(info, "sfClose");
   if (!box || !box->handle) return info.Env().Undefined();
   const idforge_status s = idforge_snowflake_release(box->handle);
   idforge_snowflake_free(box->handle);
@@ -382,14 +551,14 @@ Napi::Value SfClose(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SfClosed(const Napi::CallbackInfo& info) {
-  Box* box = box_arg(info);
+  Box* box = box_arg(info, "sfClosed");
   if (!box) return info.Env().Undefined();
   return Napi::Boolean::New(info.Env(), box->handle == nullptr);
 }
 
 Napi::Value SfNode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  idforge_snowflake* h = open_arg(info);
+  idforge_snowflake* h = open_arg(info, "sfNode");
   std::uint64_t n;
   if (!h || !ok(env, idforge_snowflake_node(h, &n))) return env.Undefined();
   return Napi::Number::New(env, static_cast<double>(n));
@@ -397,7 +566,7 @@ Napi::Value SfNode(const Napi::CallbackInfo& info) {
 
 Napi::Value SfLayout(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  idforge_snowflake* h = open_arg(info);
+  idforge_snowflake* h = open_arg(info, "sfLayout");
   if (!h) return env.Undefined();
   std::string out(256, '\0');
   std::size_t needed = 0;
@@ -426,22 +595,19 @@ void free_keyring_box(napi_env, void* data, void*) {
 }
 
 Napi::Value keyring_value(Napi::Env env, idforge_mask_keyring* h) {
-  napi_value ext;
-  auto* box = new KeyringBox{h};
-  if (napi_create_external(env, box, free_keyring_box, nullptr, &ext) != napi_ok) {
-    free_keyring_box(env, box, nullptr);
-    Napi::Error::New(env, "MaskKeyring: cannot make its handle").ThrowAsJavaScriptException();
+  napi_value ext = make_handle(env, new KeyringBox{h}, free_keyring_box, kKeyringHandle);
+  if (!ext) {
+    if (!env.IsExceptionPending())
+      Napi::Error::New(env, "MaskKeyring: cannot make its handle").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   return Napi::Value(env, ext);
 }
 
-const idforge_mask_keyring* keyring_arg(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsExternal()) {
-    Napi::TypeError::New(info.Env(), "not a MaskKeyring handle").ThrowAsJavaScriptException();
-    return nullptr;
-  }
-  return info[0].As<Napi::External<KeyringBox>>().Data()->handle;
+const idforge_mask_keyring* keyring_arg(const Napi::CallbackInfo& info, const char* fn) {
+  auto* box = static_cast<KeyringBox*>(handle_data(
+      info.Env(), info.Length() >= 1 ? napi_value(info[0]) : nullptr, kKeyringHandle, fn));
+  return box ? box->handle : nullptr;
 }
 
 // mkFromFile(path): path a string or a Buffer/Uint8Array of bytes (a path need not be UTF-8).
@@ -488,7 +654,7 @@ Napi::Value MkFromText(const Napi::CallbackInfo& info) {
 
 Napi::Value MkKeyIds(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const idforge_mask_keyring* h = keyring_arg(info);
+  const idforge_mask_keyring* h = keyring_arg(info, "mkKeyIds");
   if (!h) return env.Undefined();
   unsigned ids[64];
   std::size_t count = 0;
@@ -529,27 +695,31 @@ struct MaskArgs {
   int key_id = IDFORGE_MASK_KEY_PRIMARY;
 };
 
+// index.js passes checked numbers; a raw export must still not index kModeNames with others.
+bool mode_alphabet_fit(Napi::Env env, const char* fn, const MaskArgs& a) {
+  if (a.mode >= IDFORGE_MASK_AUTO && a.mode <= IDFORGE_MASK_V7 &&
+      (a.alphabet == IDFORGE_BASE58 || a.alphabet == IDFORGE_BASE62))
+    return true;
+  range_error(env, std::string(fn) + ": mode " + std::to_string(a.mode) + " or alphabet " +
+                       std::to_string(static_cast<int>(a.alphabet)) + " out of range");
+  return false;
+}
+
 // mkMask/mkUnmask(handle, value, mode, raw, alphabet, keyId).
-bool mask_args(const Napi::CallbackInfo& info, MaskArgs& a) {
-  a.h = keyring_arg(info);
+bool mask_args(const Napi::CallbackInfo& info, const char* fn, MaskArgs& a) {
+  a.h = keyring_arg(info, fn);
   if (!a.h) return false;
   if (info.Length() < 6 || !info[2].IsNumber() || !info[3].IsBoolean() || !info[4].IsNumber() ||
       !info[5].IsNumber()) {
-    type_error(info.Env(), "mkMask(handle, value, mode, raw, alphabet, keyId): bad arguments");
+    type_error(info.Env(),
+               std::string(fn) + "(handle, value, mode, raw, alphabet, keyId): bad arguments");
     return false;
   }
   a.mode = info[2].As<Napi::Number>().Int32Value();
   a.raw = info[3].As<Napi::Boolean>().Value();
   a.alphabet = static_cast<idforge_public_alphabet>(info[4].As<Napi::Number>().Int32Value());
   a.key_id = info[5].As<Napi::Number>().Int32Value();
-  // index.js passes checked numbers; the raw export must not index kModeNames with others.
-  if (a.mode < IDFORGE_MASK_AUTO || a.mode > IDFORGE_MASK_V7 ||
-      (a.alphabet != IDFORGE_BASE58 && a.alphabet != IDFORGE_BASE62)) {
-    range_error(info.Env(), "mkMask: mode " + std::to_string(a.mode) + " or alphabet " +
-                                std::to_string(static_cast<int>(a.alphabet)) + " out of range");
-    return false;
-  }
-  return true;
+  return mode_alphabet_fit(info.Env(), fn, a);
 }
 
 const char* const kModeNames[] = {"u63", "u128", "v7"};
@@ -640,7 +810,7 @@ Napi::Value MkMask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MaskArgs a;
   Value v;
-  if (!mask_args(info, a) || !value_arg(env, info[1], "mask", v) ||
+  if (!mask_args(info, "mkMask", a) || !value_arg(env, info[1], "mask", v) ||
       !mode_fits(env, "mask", v, a.mode))
     return env.Undefined();
   if (!v.is_uuid) {
@@ -691,7 +861,7 @@ bool maybe_uuid(const std::string& t) {
 Napi::Value MkUnmask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MaskArgs a;
-  if (!mask_args(info, a)) return env.Undefined();
+  if (!mask_args(info, "mkUnmask", a)) return env.Undefined();
   if (info[1].IsString()) {
     const std::string t = info[1].As<Napi::String>().Utf8Value();
     if (env.IsExceptionPending()) return env.Undefined();
@@ -716,17 +886,24 @@ Napi::Value MkUnmask(const Napi::CallbackInfo& info) {
   return uuid_string(env, back);
 }
 
-// mkReadPublic(handle, text, alphabet) -> {mode, keyId, value}
+// mkReadPublic(handle, text, mode, alphabet, keyId) -> {mode, keyId, value}; mode (auto: any)
+// and keyId (-1: any) refuse a public ID of another mode or key, as unmask does.
 Napi::Value MkReadPublic(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   MaskArgs a;
-  a.h = keyring_arg(info);
+  a.h = keyring_arg(info, "mkReadPublic");
   if (!a.h) return env.Undefined();
   std::string t;
   if (!string_arg(env, info.Length() > 1 ? info[1] : env.Undefined(), "readPublicId: text", t))
     return env.Undefined();
-  if (info.Length() > 2 && info[2].IsNumber())
-    a.alphabet = static_cast<idforge_public_alphabet>(info[2].As<Napi::Number>().Int32Value());
+  if (info.Length() < 5 || !info[2].IsNumber() || !info[3].IsNumber() || !info[4].IsNumber()) {
+    type_error(env, "mkReadPublic(handle, text, mode, alphabet, keyId): bad arguments");
+    return env.Undefined();
+  }
+  a.mode = info[2].As<Napi::Number>().Int32Value();
+  a.alphabet = static_cast<idforge_public_alphabet>(info[3].As<Napi::Number>().Int32Value());
+  a.key_id = info[4].As<Napi::Number>().Int32Value();
+  if (!mode_alphabet_fit(env, "mkReadPublic", a)) return env.Undefined();
   idforge_public_id p;
   if (!read_public(env, a, t, p)) return env.Undefined();
   Napi::Object o = Napi::Object::New(env);
@@ -767,6 +944,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("mkUnmask", Napi::Function::New<MkUnmask>(env, "mkUnmask"));
   exports.Set("mkReadPublic", Napi::Function::New<MkReadPublic>(env, "mkReadPublic"));
   exports.Set("newMaskKey", Napi::Function::New<NewMaskKey>(env, "newMaskKey"));
+  exports.Set("checkOptions", Napi::Function::New<CheckOptions>(env, "checkOptions"));
+  exports.Set("quote", Napi::Function::New<Quote>(env, "quote"));
   exports.Set("version", Napi::String::New(env, idforge_version()));
   return exports;
 }
