@@ -68,16 +68,31 @@ export interface MaskOptions {
   keyId?: number;
 }
 
-/** What a public ID holds. */
-export interface PublicIdInfo {
-  mode: 'u63' | 'u128' | 'v7';
-  keyId: number;
-  /** The internal value: a bigint (u63) or a UUID string. */
-  value: bigint | string;
-}
+/** Options of readPublicId: mode and keyId, when given, must be the public ID's. */
+export type ReadPublicIdOptions = Pick<MaskOptions, 'mode' | 'alphabet' | 'keyId'>;
+
+/** A UUID in hyphenated text ('0190...-...-7...-...-...'), as uuid7() and uuid4() return it
+ *  (typed string there). A value of this type picks the UUID overloads of mask and unmask; a
+ *  plain string may be decimal digits or a public ID, so it gets the union. */
+export type UuidString = `${string}-${string}-${string}-${string}-${string}`;
+
+/** An integer mask and unmask read as a u63 value (1..2^63-1). */
+type U63Value = bigint | number;
+/** The options of a masking call on an integer: u63 is its only mode. */
+type U63Options = MaskOptions & { mode?: 'auto' | 'u63' };
+/** The options of a masking call on a UUID: any mode but u63. */
+type UuidOptions = MaskOptions & { mode?: 'auto' | 'u128' | 'v7' };
+
+/** What a public ID holds: value is a bigint for mode u63, a UUID string for u128 and v7. */
+export type PublicIdInfo =
+  | { mode: 'u63'; keyId: number; value: bigint }
+  | { mode: 'u128' | 'v7'; keyId: number; value: string };
 
 /** Masking keys: the first (primary) masks, every key unmasks what names it. Immutable; it
- *  belongs to the thread that made it, so each worker makes its own from the same source. */
+ *  belongs to the thread that made it, so each worker makes its own from the same source.
+ *
+ *  The overloads of mask and unmask give each call the type it returns, so typed code needs
+ *  no cast: a public ID is a string; a raw u63 value a bigint; a UUID a string. */
 export class MaskKeyring {
   private constructor();
   /** The keyring in a file of ID:SECRET entries (a Buffer for a path that is not UTF-8). */
@@ -86,14 +101,34 @@ export class MaskKeyring {
   static fromEnvironment(): MaskKeyring;
   /** Entries held in a string: for tests; real keys belong in a file or the environment. */
   static fromText(text: string): MaskKeyring;
+
   /** An integer 1..2^63-1 (bigint, safe-integer number or decimal string) or a UUID string to
-   *  its public ID (a string), or with form 'raw' to a masked bigint or UUID string. */
+   *  its public ID: 16 characters (u63), 26 (v7) or 27 (u128). */
+  mask(value: bigint | number | string, options?: MaskOptions & { form?: 'public' }): string;
+  /** An integer to its raw masked value, a bigint in 1..2^63-1. */
+  mask(value: U63Value, options: U63Options & { form: 'raw' }): bigint;
+  /** A UUID to its raw masked UUID (canonical text): a v4-shaped one for v7, 128 bits for u128. */
+  mask(value: UuidString, options: UuidOptions & { form: 'raw' }): string;
+  mask(value: string, options: MaskOptions & { form: 'raw'; mode: 'u128' | 'v7' }): string;
+  /** Decimal text to its raw masked bigint. */
+  mask(value: string, options: MaskOptions & { form: 'raw'; mode: 'u63' }): bigint;
+  /** A string in mode auto with form raw: decimal digits give a bigint, a UUID a string. */
   mask(value: bigint | number | string, options?: MaskOptions): string | bigint;
-  /** A public ID back to its bigint or UUID string; a bigint, a number or a UUID string is a
-   *  raw masked value (after a rotation, give the keyId of the key that masked it). */
+
+  /** A raw masked integer back to the integer (after a rotation, give the keyId of the key
+   *  that masked it: a raw value names no key). */
+  unmask(value: U63Value, options?: U63Options): bigint;
+  /** A raw masked UUID back to the UUID (canonical text). */
+  unmask(value: UuidString, options?: UuidOptions): string;
+  /** A public ID (or with form 'raw' decimal text) of mode u63 back to its bigint. */
+  unmask(value: string, options: MaskOptions & { mode: 'u63' }): bigint;
+  /** A public ID of mode u128 or v7, or a raw masked UUID, back to the UUID. */
+  unmask(value: string, options: MaskOptions & { mode: 'u128' | 'v7' }): string;
+  /** A public ID of any mode back to its bigint (u63) or UUID string. */
   unmask(value: bigint | number | string, options?: MaskOptions): bigint | string;
-  /** The mode, key ID and value of a public ID. */
-  readPublicId(text: string, options?: Pick<MaskOptions, 'alphabet'>): PublicIdInfo;
+
+  /** The mode, key ID and value of a public ID (narrow on mode for the value's type). */
+  readPublicId(text: string, options?: ReadPublicIdOptions): PublicIdInfo;
   /** Key IDs, the primary first. */
   readonly keyIds: number[];
   readonly primaryKeyId: number;
