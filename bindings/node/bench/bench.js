@@ -38,7 +38,7 @@ function duplicates(generate, n) {
 
 const N = 300000;
 const sf = new idforge.Snowflake({ layout: 'twitter', node: 1 });
-const wide = new idforge.Snowflake({ layout: 'time=41,dc=0,worker=4,seq=18', node: 1 });
+const wide = new idforge.Snowflake({ layout: 'time=41,dc=0,worker=4,seq=18', node: 2 });
 const monotonic = monotonicFactory();
 // The public test key of tests/core/mask_support.hpp (never use it for anything real).
 const kr = idforge.MaskKeyring.fromText('1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');

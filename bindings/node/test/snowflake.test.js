@@ -18,6 +18,7 @@ test('a fixed node issues increasing bigints carrying the node', () => {
   assert.match(text, /^[0-9]+$/);
   assert.ok(BigInt(text) > prev);
   assert.ok(s.layout.includes('time=41'));
+  s.close();
 });
 
 test('nextBatch continues after next and is increasing', () => {
@@ -33,6 +34,7 @@ test('nextBatch continues after next and is increasing', () => {
   assert.throws(() => s.nextBatch(-1), RangeError);
   assert.throws(() => s.nextBatch(1.5), RangeError);
   assert.throws(() => s.nextBatch('3'), TypeError);
+  s.close();
 });
 
 test('errors name the value and carry a code', () => {
@@ -99,12 +101,15 @@ test('inspect equals the CLI and takes a bigint under a layout', () => {
                 (e) => e.code === 'IDFORGE_NODE_OUT_OF_RANGE' && /safe integer/.test(e.message));
 });
 
-test('a day-long tick refuses instead of blocking until the next day', () => {
-  // Two IDs a day: a later call used to block the event loop until the next day.
+test('a day-long tick refuses instead of blocking until the next day', (t) => {
+  // Two IDs a day: a later call used to block the event loop until the next day. A folder of
+  // its own: node 1's mark from another layout would (rightly) refuse this one.
+  process.env.IDFORGE_LEASE_DIR = leaseDir(t);
   const gen = new idforge.Snowflake({ layout: 'time=58,node=4,seq=1,tick=86400000ms,epoch=2020-01-01', node: 1 });
   const issued = [];
   assert.throws(() => { for (let i = 0; i < 6; ++i) issued.push(gen.next()); },
                 (e) => e.code === 'IDFORGE_COUNTER_EXHAUSTED' && e.message.includes('max_sequence_wait_ms = 1000'));
   assert.ok(issued.length >= 2);
   for (let i = 1; i < issued.length; ++i) assert.ok(issued[i - 1] < issued[i]);
+  gen.close();
 });
