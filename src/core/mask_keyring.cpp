@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <new>
+#include <string_view>
 
 namespace idforge {
 namespace {
@@ -69,11 +71,47 @@ struct Wipe {
   ~Wipe() { sodium_memzero(s.data(), s.size()); }
 };
 
+// Bytes of a key file, held where no freed copy of them can stay behind: memory from
+// sodium_malloc (guard pages, locked where the limit allows, zeroed by sodium_free). It
+// never grows in place: a larger buffer is a new one, the old one is wiped as it is freed.
+// A std::string that grew by append() left each outgrown block (4,097 bytes and up) in the
+// heap with the hex of the secrets in it.
+class SecretBuffer {
+ public:
+  explicit SecretBuffer(std::size_t capacity) { reallocate(capacity); }
+  ~SecretBuffer() { sodium_free(data_); }
+  SecretBuffer(const SecretBuffer&) = delete;
+  SecretBuffer& operator=(const SecretBuffer&) = delete;
+
+  char* end() noexcept { return data_ + size_; }
+  std::size_t room() const noexcept { return capacity_ - size_; }
+  void grew(std::size_t n) noexcept { size_ += n; }
+  std::size_t size() const noexcept { return size_; }
+  std::string_view view() const noexcept { return {data_, size_}; }
+  /// Moves the bytes into a new buffer of capacity bytes; the old one is wiped and freed.
+  void reallocate(std::size_t capacity) {
+    auto* fresh = static_cast<char*>(sodium_malloc(capacity));
+    if (fresh == nullptr) throw std::bad_alloc();
+    if (size_ > 0) std::memcpy(fresh, data_, size_);
+    sodium_free(data_);  // sodium_free(nullptr) does nothing
+    data_ = fresh;
+    capacity_ = capacity;
+  }
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 }  // namespace
 
 MaskKeyring MaskKeyring::parse(std::string_view text, std::string_view source) {
   MaskKeyring ring;
   ring.source_ = source;
+  // Room for every key ID at once: a vector that grew would copy each key's derived
+  // networks and free the old block (~MaskKey wipes what it holds, the reserve saves the copy).
+  ring.keys_.reserve(MaskKey::kMaxId + 1);
   std::size_t n = 0;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -159,26 +197,27 @@ MaskKeyring MaskKeyring::load_file(const std::string& path) {
                                       : S_ISSOCK(st.st_mode) ? "a socket"
                                                              : "a device") +
                                      "): a keyring is a file of ID:SECRET entries");
-  std::string text;
-  Wipe wipe{text};
-  text.reserve(4096);
-  char buf[4096];
+  if (st.st_size > static_cast<off_t>(kMaxKeyringBytes))
+    throw Error(errc::key_error, name + " is larger than 64 KiB: not a keyring");
+  if (sodium_init() < 0) throw Error(errc::key_error, "libsodium failed to initialise");
+  // Sized once from fstat, one byte over to see the end of the file without a second
+  // buffer. It grows only for a file that grew meanwhile or reports no size (procfs).
+  SecretBuffer text(static_cast<std::size_t>(st.st_size) + 1);
   for (;;) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (text.room() == 0) {
+      if (text.size() > kMaxKeyringBytes)
+        throw Error(errc::key_error, name + " is larger than 64 KiB: not a keyring");
+      text.reallocate(std::min(2 * text.size() + 1, kMaxKeyringBytes + 1));
+    }
+    const ssize_t got = ::read(fd, text.end(), text.room());
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      sodium_memzero(buf, sizeof buf);
-      throw Error(errc::key_error, name + " cannot be read: " + std::strerror(errno));
-    }
+    if (got < 0) throw Error(errc::key_error, name + " cannot be read: " + std::strerror(errno));
     if (got == 0) break;
-    text.append(buf, static_cast<std::size_t>(got));
-    if (text.size() > kMaxKeyringBytes) {
-      sodium_memzero(buf, sizeof buf);
-      throw Error(errc::key_error, name + " is larger than 64 KiB: not a keyring");
-    }
+    text.grew(static_cast<std::size_t>(got));
   }
-  sodium_memzero(buf, sizeof buf);
-  return parse(text, "file " + shown_path(path));
+  if (text.size() > kMaxKeyringBytes)
+    throw Error(errc::key_error, name + " is larger than 64 KiB: not a keyring");
+  return parse(text.view(), "file " + shown_path(path));
 }
 
 MaskKeyring MaskKeyring::from_environment(
@@ -190,8 +229,13 @@ MaskKeyring MaskKeyring::from_environment(
   };
   // A file wins, as the service's mask-key-file setting (also IDFORGE_MASK_KEY_FILE) does.
   if (auto file = get(kMaskKeyFileEnv); file && !file->empty()) return load_file(*file);
-  if (auto keys = get(kMaskKeysEnv); keys && !keys->empty()) {
-    Wipe wipe{*keys};
+  if (!lookup) {
+    // Parsed where it lies: the environment holds the text anyway, and a copy would be one
+    // more place for it.
+    const char* keys = std::getenv(kMaskKeysEnv);
+    if (keys != nullptr && *keys != '\0') return parse(keys, kMaskKeysEnv);
+  } else if (auto keys = lookup(kMaskKeysEnv); keys && !keys->empty()) {
+    Wipe wipe{*keys};  // the hook's copy, made once at its size: wiped before it is freed
     return parse(*keys, kMaskKeysEnv);
   }
   throw Error(errc::key_error,
