@@ -114,6 +114,13 @@ SegmentBlock SegmentClient::load_block(std::unique_lock<std::mutex>& lk) {
   try {
     std::lock_guard store_lock(store_mu_);
     b = store_.take(name_, step);
+  } catch (const StoreReplaced& e) {
+    lk.lock();
+    loading_ = false;
+    ++load_failures_;
+    refuse_locked(e);
+    cv_.notify_all();
+    throw;
   } catch (...) {
     lk.lock();
     loading_ = false;
@@ -135,6 +142,7 @@ void SegmentClient::refill(std::uint64_t exhausted_gen) {
   for (;;) {
     if (closed_)
       throw Error(errc::invalid_argument, "segment client for '" + name_ + "' is closed");
+    if (!refused_.empty()) throw StoreReplaced(refused_);
     if ((word_.load(std::memory_order_acquire) >> kOffsetBits) != exhausted_gen)
       return;  // someone moved on
     if (spare_) {
@@ -169,6 +177,26 @@ void SegmentClient::refill(std::uint64_t exhausted_gen) {
   const std::int64_t now = clock_.now_ns();
   if (exhausted_gen > 0) step_ = adapted_step(used, now - block_started_ns_);
   block_started_ns_ = now;
+}
+
+void SegmentClient::refuse_locked(const StoreReplaced& e) {
+  if (!refused_.empty()) return;
+  refused_ = e.what();
+  std::int64_t lost = 0;
+  if (spare_) lost += spare_->count;
+  spare_.reset();
+  // As refill() moves to a new block, but to an empty one: claimers still on the old word
+  // may finish a value they already hold; every later claim finds nothing and refills.
+  const std::uint64_t gen = word_.load(std::memory_order_acquire) >> kOffsetBits;
+  publish(gen + 1, {0, 0});
+  std::uint64_t expected = word_.load(std::memory_order_relaxed);
+  while (!word_.compare_exchange_weak(expected, (gen + 1) << kOffsetBits, std::memory_order_acq_rel,
+                                      std::memory_order_relaxed)) {
+  }
+  const std::int64_t count = slots_[gen % kRing].count.load(std::memory_order_relaxed);
+  const std::int64_t used = std::min(static_cast<std::int64_t>(expected & kOffsetMask), count);
+  retired_handed_ += used;
+  refused_lost_ = lost + (count - used);
 }
 
 void SegmentClient::request_spare() {
@@ -219,7 +247,7 @@ std::int64_t SegmentClient::close() {
   const std::int64_t count = slots_[gen % kRing].count.load(std::memory_order_relaxed);
   const std::int64_t used = std::min(static_cast<std::int64_t>(w & kOffsetMask), count);
   retired_handed_ += used;
-  std::int64_t lost = count - used + stale_claims_.load(std::memory_order_relaxed);
+  std::int64_t lost = count - used + stale_claims_.load(std::memory_order_relaxed) + refused_lost_;
   if (spare_) lost += spare_->count;
   spare_.reset();
   // Park the word on an empty generation: every later next() reaches refill() and throws.

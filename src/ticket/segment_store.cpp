@@ -3,6 +3,7 @@
 #include <string>
 
 #include "idforge/error.hpp"
+#include "idforge/random.hpp"
 #include "idforge/ticket/store_url.hpp"
 #include "idforge/ticket/ticket_errc.hpp"
 #include "pg_segment_store.hpp"
@@ -35,6 +36,23 @@ void throw_missing(std::string_view name, const std::string& store) {
   throw Error(ticket_errc::not_found, "sequence '" + std::string(name) + "' does not exist in " +
                                           store + ": create it with `idforge seq create " +
                                           std::string(name) + "`");
+}
+
+std::string new_store_id() {
+  unsigned char bytes[16];
+  random_fill(bytes, sizeof bytes);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (unsigned char b : bytes) (id += kHex[b >> 4]) += kHex[b & 15];
+  return id;
+}
+
+void throw_replaced(const std::string& store, const std::string& opened, const std::string& what) {
+  throw StoreReplaced("segment store " + store + " (store ID " + opened + ") " + what +
+                      ": refusing it, nothing is written and no block is taken. A store made "
+                      "again in its place starts its numbers again and would repeat values "
+                      "this client handed out; only a client started after it may use it "
+                      "(docs/SEQUENCES.md)");
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
 #include "sqlite_segment_store.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,11 +66,84 @@ SqliteSegmentStore::SqliteSegmentStore(std::string path, bool create) : path_(st
         " step INTEGER NOT NULL CHECK (step > 0),"
         " blocks INTEGER NOT NULL DEFAULT 0,"
         " abandoned INTEGER NOT NULL DEFAULT 0)");
+    store_id_ = ensure_store_id();
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
     throw;
   }
+}
+
+std::string SqliteSegmentStore::ensure_store_id() {
+  // One row, made by whichever process opens the store first (a store made by an older
+  // idforge gets its ID here); BEGIN IMMEDIATE makes the check and the insert one step.
+  exec("BEGIN IMMEDIATE");
+  exec(
+      "CREATE TABLE IF NOT EXISTS idforge_store ("
+      " one INTEGER PRIMARY KEY CHECK (one = 1),"
+      " id TEXT NOT NULL)");
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, "INSERT OR IGNORE INTO idforge_store (one, id) VALUES (1, ?1)", -1,
+                         &raw, nullptr) != SQLITE_OK)
+    fail("preparing the store ID");
+  Stmt ins(raw, &sqlite3_finalize);
+  const std::string fresh = new_store_id();
+  sqlite3_bind_text(raw, 1, fresh.data(), static_cast<int>(fresh.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(raw) != SQLITE_DONE) fail("writing the store ID");
+  ins.reset();
+  if (sqlite3_prepare_v2(db_, "SELECT id FROM idforge_store WHERE one = 1", -1, &raw, nullptr) !=
+      SQLITE_OK)
+    fail("preparing the store ID");
+  Stmt sel(raw, &sqlite3_finalize);
+  if (sqlite3_step(raw) != SQLITE_ROW) fail("reading the store ID");
+  std::string id = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+  sel.reset();
+  exec("COMMIT");
+  return id;
+}
+
+void SqliteSegmentStore::check_identity() {
+  if (gone_.empty()) {
+    int moved = 0;
+    if (sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+      fail("checking that the file is still the one opened");
+    if (moved) {
+      struct stat st {};
+      if (::stat(absolute_.c_str(), &st) != 0 && errno == ENOENT)
+        gone_ = "was deleted while this client had it open (nothing is at " + absolute_ + " now)";
+      else
+        gone_ = "was replaced while this client had it open: the file at " + absolute_ +
+                " is not the file it opened (deleted and made again, or moved away)";
+    } else {
+      // The same file, overwritten in place (a copy restored over it) holds another ID.
+      sqlite3_stmt* raw = nullptr;
+      if (sqlite3_prepare_v2(db_, "SELECT id FROM idforge_store WHERE one = 1", -1, &raw,
+                             nullptr) != SQLITE_OK) {
+        sqlite3_finalize(raw);
+        gone_ = "was overwritten while this client had it open: it holds no store ID now";
+      } else {
+        Stmt sel(raw, &sqlite3_finalize);
+        const int rc = sqlite3_step(raw);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail("reading the store ID");
+        const auto* id =
+            rc == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(raw, 0)) : nullptr;
+        if (id == nullptr)
+          gone_ = "was overwritten while this client had it open: it holds no store ID now";
+        else if (store_id_ != id)
+          gone_ = "was overwritten while this client had it open: it holds store ID " +
+                  std::string(id) + " now";
+      }
+    }
+  }
+  if (gone_.empty()) return;
+  if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  throw_replaced(describe(), store_id_, gone_);
+}
+
+void SqliteSegmentStore::begin_checked() {
+  if (!gone_.empty()) throw_replaced(describe(), store_id_, gone_);  // the file is left alone
+  exec("BEGIN IMMEDIATE");
+  check_identity();
 }
 
 std::string SqliteSegmentStore::read_only_reason() const {
@@ -124,6 +198,7 @@ void SqliteSegmentStore::exec(const char* sql) {
 void SqliteSegmentStore::create(std::string_view name, std::int64_t start, std::int64_t step) {
   check_sequence_name(name);
   check_segment_args(name, start, step);
+  begin_checked();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(
           db_, "INSERT INTO idforge_segments (name, next_value, step) VALUES (?1, ?2, ?3)", -1,
@@ -134,17 +209,23 @@ void SqliteSegmentStore::create(std::string_view name, std::int64_t start, std::
   sqlite3_bind_int64(raw, 2, start);
   sqlite3_bind_int64(raw, 3, step);
   const int rc = sqlite3_step(raw);
-  if (rc == SQLITE_CONSTRAINT)
+  if (rc == SQLITE_CONSTRAINT) {
+    st.reset();
+    exec("ROLLBACK");
     throw Error(ticket_errc::already_exists,
                 "sequence '" + std::string(name) + "' already exists in " + describe());
+  }
   if (rc != SQLITE_DONE) fail("creating sequence '" + std::string(name) + "'");
+  st.reset();
+  exec("COMMIT");
 }
 
 SegmentBlock SqliteSegmentStore::take(std::string_view name, std::int64_t count) {
   check_take_count(name, count);
   // BEGIN IMMEDIATE takes the write lock before the read, so the read-then-update below is
-  // one step as far as any other process is concerned.
-  exec("BEGIN IMMEDIATE");
+  // one step as far as any other process is concerned. The identity check runs under it too,
+  // just before the block is taken.
+  begin_checked();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, "SELECT next_value, step FROM idforge_segments WHERE name = ?1", -1,
                          &raw, nullptr) != SQLITE_OK)
@@ -185,6 +266,7 @@ SegmentBlock SqliteSegmentStore::take(std::string_view name, std::int64_t count)
 }
 
 void SqliteSegmentStore::report_abandoned(std::string_view name, std::int64_t lost) {
+  begin_checked();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_,
                          "UPDATE idforge_segments SET abandoned = abandoned + ?2 WHERE name = ?1",
@@ -195,9 +277,14 @@ void SqliteSegmentStore::report_abandoned(std::string_view name, std::int64_t lo
   sqlite3_bind_int64(raw, 2, lost);
   if (sqlite3_step(raw) != SQLITE_DONE)
     fail("reporting abandoned values of '" + std::string(name) + "'");
+  st.reset();
+  exec("COMMIT");
 }
 
 std::vector<SegmentRow> SqliteSegmentStore::stats() {
+  // Read-only, yet refused too when the store is gone: the rows of a deleted file describe
+  // a store nobody else can reach.
+  check_identity();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(
           db_,

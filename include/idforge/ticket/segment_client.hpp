@@ -17,6 +17,13 @@
 // Step adaptation: with target_block_ns > 0 the step follows the rate of use, measured on
 // the Clock, so a block lasts about that long (clamped to [min_step, max_step]).
 //
+// A replaced store: once the store says it is no longer the one opened (StoreReplaced, on a
+// background or a synchronous load), the client hands out nothing more, not even the rest
+// of the block it holds: those values were the old store's, and the store now at its place
+// starts its numbers again, so it may hand them out too. Every later next() throws the same
+// StoreReplaced; the values left are counted as lost. Only a new client (a restarted
+// process) may use the store found there.
+//
 // Lost values: a block is never returned to the store. close() (or the destructor) counts
 // what is left in the current and the spare block, reports it to the store's abandoned
 // counter and returns it. A process killed with -9 loses its current and spare block.
@@ -116,6 +123,9 @@ class SegmentClient {
   SegmentBlock load_block(std::unique_lock<std::mutex>& lk);
   std::int64_t adapted_step(std::int64_t used, std::int64_t elapsed_ns) const;
   void publish(std::uint64_t gen, const SegmentBlock& b);
+  /// With mu_ held and no load in progress: drops the spare and parks the word on an empty
+  /// generation, counting what was left as lost, so every next() reaches refill() and throws.
+  void refuse_locked(const StoreReplaced& e);
 
   SegmentStore& store_;
   std::string name_;
@@ -140,6 +150,8 @@ class SegmentClient {
   std::int64_t sync_loads_ = 0;
   std::int64_t load_failures_ = 0;
   std::int64_t lost_ = 0;
+  std::int64_t refused_lost_ = 0;  // values left when the store was found replaced
+  std::string refused_;            // the StoreReplaced message; empty while the store is good
   std::atomic<std::int64_t> stale_claims_{0};
   std::thread loader_;
 };
