@@ -12,6 +12,7 @@ namespace idforge::detail {
 
 std::atomic<std::uint64_t> g_fork_epoch{0};
 std::atomic<std::atomic<std::uint64_t>*> g_fork_page{nullptr};
+std::atomic<pid_t> g_fork_pid{0};
 
 namespace {
 
@@ -23,7 +24,10 @@ void on_fork_child() noexcept {
   // The kernel wiped the page too; re-arm it so this fork is counted once, not twice.
   if (auto* page = g_fork_page.load(std::memory_order_acquire))
     page->store(kArmed, std::memory_order_release);
+  // Counted here: the pid check must not count the same fork again.
   g_fork_epoch.fetch_add(1, std::memory_order_acq_rel);
+  if (g_fork_pid.load(std::memory_order_acquire) != 0)
+    g_fork_pid.store(getpid(), std::memory_order_release);
 }
 
 std::atomic<std::uint64_t>* map_wipe_on_fork_page() noexcept {
@@ -57,12 +61,39 @@ void notice_wiped_fork() noexcept {
   }
 }
 
+void notice_pid_fork() noexcept {
+  // -1 while one thread counts: the others wait for its epoch rather than read the old one.
+  const pid_t self = getpid();
+  for (;;) {
+    pid_t seen = g_fork_pid.load(std::memory_order_acquire);
+    if (seen == self || seen == 0) return;
+    if (seen != -1 && g_fork_pid.compare_exchange_strong(seen, -1, std::memory_order_acq_rel)) {
+      g_fork_epoch.fetch_add(1, std::memory_order_acq_rel);
+      g_fork_pid.store(self, std::memory_order_release);
+      return;
+    }
+    std::this_thread::yield();
+  }
+}
+
 void install_fork_handler() noexcept {
   static std::once_flag once;
   std::call_once(once, [] {
-    g_fork_page.store(map_wipe_on_fork_page(), std::memory_order_release);
+    // The pid first: a reader that finds no page must find the pid check armed.
+    g_fork_pid.store(getpid(), std::memory_order_release);
+    auto* page = map_wipe_on_fork_page();
+    g_fork_page.store(page, std::memory_order_release);
+    if (page != nullptr) g_fork_pid.store(0, std::memory_order_release);
     pthread_atfork(nullptr, nullptr, &on_fork_child);
   });
+}
+
+void use_pid_fork_check() noexcept {
+  install_fork_handler();
+  if (g_fork_pid.load(std::memory_order_acquire) != 0) return;
+  // The page stays mapped (a reader may hold its address); it is no longer consulted.
+  g_fork_pid.store(getpid(), std::memory_order_release);
+  g_fork_page.store(nullptr, std::memory_order_release);
 }
 
 }  // namespace idforge::detail

@@ -141,6 +141,15 @@ struct SnowflakeCalls {
           if (exhausted) {
             Claim c = refused_if_too_far(g, until_ns, now_ms);
             if (c.why != Why::none) return c;
+          } else if (const std::int64_t wait_ms = ms_until(until_ns, now_ms);
+                     wait_ms > g.policy_.max_backward_wait_ms) {
+            // Decided in ms, not ticks: on a 1 s tick a step back of 1.998 s rounds to one
+            // tick, and waiting it out would hold the call 999 ms against a 5 ms bound.
+            Claim c = refused(Why::backwards, now_ms);
+            c.behind = step.behind;
+            c.wait_ms = wait_ms;
+            g.backward_refusals_.fetch_add(1, std::memory_order_relaxed);
+            return c;
           }
           (exhausted ? g.exhausted_waits_ : g.backward_waits_)
               .fetch_add(1, std::memory_order_relaxed);
@@ -215,19 +224,22 @@ struct SnowflakeCalls {
     return ms >= kMaxMs ? std::numeric_limits<std::int64_t>::max() : ms * 1'000'000;
   }
 
+  // Whole ms from the start of millisecond from_ms until until_ns (0 if passed): the longest
+  // a wait decided on a reading of from_ms can take.
+  static std::int64_t ms_until(std::int64_t until_ns, std::int64_t from_ms) noexcept {
+    const std::int64_t from_ns = from_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000
+                                     ? until_ns
+                                     : from_ms * 1'000'000;
+    return until_ns > from_ns ? (until_ns - from_ns + 999'999) / 1'000'000 : 0;
+  }
+
   // With began_ms (a batch's first reading), the wait is measured from there.
   static Claim refused_if_too_far(const G& g, std::int64_t until_ns, std::int64_t now_ms,
                                   std::optional<std::int64_t> began_ms = std::nullopt) noexcept {
-    const auto ms_until = [until_ns](std::int64_t from_ms) -> std::int64_t {
-      const std::int64_t from_ns = from_ms > std::numeric_limits<std::int64_t>::max() / 1'000'000
-                                       ? until_ns
-                                       : from_ms * 1'000'000;
-      return until_ns > from_ns ? (until_ns - from_ns + 999'999) / 1'000'000 : 0;
-    };
-    if (ms_until(began_ms.value_or(now_ms)) <= g.policy_.max_sequence_wait_ms)
+    if (ms_until(until_ns, began_ms.value_or(now_ms)) <= g.policy_.max_sequence_wait_ms)
       return refused(Why::none, now_ms);
     Claim c = refused(Why::sequence_wait, now_ms);
-    c.wait_ms = ms_until(now_ms);
+    c.wait_ms = ms_until(until_ns, now_ms);
     c.batch_budget = c.wait_ms <= g.policy_.max_sequence_wait_ms;
     return c;
   }
@@ -350,7 +362,9 @@ struct SnowflakeCalls {
                       "once the fence moves");
       }
       case Why::backwards: {
-        const std::int64_t behind_ms = c.behind * g.tick_ms_;
+        // A step refused before its wait names the wait it would have needed (the clock's
+        // distance to the last tick's start); one refused on ticks, those ticks.
+        const std::int64_t behind_ms = c.wait_ms > 0 ? c.wait_ms : c.behind * g.tick_ms_;
         throw ClockBackwardsError(
             "clock moved backwards: it reads " + format_iso8601_ms(c.now_ms) + ", " +
                 std::to_string(behind_ms) + " ms behind the last issued time " +

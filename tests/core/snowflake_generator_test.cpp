@@ -173,6 +173,43 @@ TYPED_TEST(SnowflakeGeneratorBoth, ClockBackTenSecondsRefusesWithTypedErrorAndIs
   EXPECT_GT(gen.next(), before);
 }
 
+// A step back is judged by the wait it needs in ms, not in whole ticks: on a 1 s tick a
+// 1.998 s step rounded to one tick, and the call waited 999 ms against a 5 ms bound (on a
+// day-long tick a 47 h step waited 23 h).
+TYPED_TEST(SnowflakeGeneratorBoth, AStepBackNeedingAWaitPastTheBoundIsRefusedOnLongTicks) {
+  const Layout slow = parse_layout("time=41,node=10,seq=12,tick=1000ms,epoch=2020-01-01", kStartMs);
+  ManualClock clock((kStartMs + 999) * kMs);  // the last ms of a tick (kStartMs is whole)
+  ASSERT_EQ(kStartMs % 1000, 0);
+  TypeParam gen(slow, 1, clock);  // default wait bound: 5 ms
+  const Snowflake before = gen.next();
+  clock.advance_ms(-1998);  // into the tick before: one tick behind, 999 ms from its start
+  try {
+    gen.next();
+    FAIL() << "waited out a step back of 1998 ms";
+  } catch (const ClockBackwardsError& e) {
+    EXPECT_EQ(e.behind_ms(), 999) << e.what();
+    EXPECT_NE(std::string(e.what()).find("waits at most 5 ms"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(clock.waited_ns(), 0);
+  EXPECT_EQ(gen.stats().backward_refusals, 1u);
+  // A step that needs no more than the bound is still waited out, on the same tick size.
+  clock.set_ns((kStartMs - 3) * kMs);  // 3 ms before the last issued tick begins
+  const Snowflake after = gen.next();
+  EXPECT_EQ(clock.waited_ns(), 3 * kMs);
+  EXPECT_GT(after, before);
+}
+
+TYPED_TEST(SnowflakeGeneratorBoth, ADayLongTickRefusesAStepBackOfHours) {
+  const Layout daily = parse_layout("time=41,node=10,seq=12,tick=86400000ms,epoch=2020-01-01",
+                                    kStartMs);
+  ManualClock clock(kStartMs * kMs);
+  TypeParam gen(daily, 1, clock);
+  gen.next();
+  clock.advance_ms(-47LL * 3'600'000);  // 47 h: one or two day-ticks back
+  EXPECT_THROW(gen.next(), ClockBackwardsError);
+  EXPECT_EQ(clock.waited_ns(), 0) << "a wait of hours was begun";
+}
+
 TYPED_TEST(SnowflakeGeneratorBoth, AStaleReadingIsReadAgainBeforeRefusing) {
   // Readings: construction, first ID at T+8, then a stale T (read before a preemption)
   // followed by the true T+8 on the re-read.
