@@ -348,6 +348,41 @@ IDFORGE_API idforge_status idforge_unmask_public(const idforge_mask_keyring* key
                                                  idforge_mask_mode expect_mode, int expect_key_id,
                                                  idforge_public_id* out);
 
+/* ---- rules every face shares (node IDFORGE_1.2) ------------------------------------ */
+/* A binding or extension checks the names in an options object and quotes user text through
+ * these, so every language refuses the same misspelt option and escapes text the same way as
+ * the CLI, from this one place. */
+
+/** The option objects a face passes on to this library. */
+typedef enum idforge_options {
+  IDFORGE_OPTIONS_SNOWFLAKE = 0,     /**< layout, node, lease_store */
+  IDFORGE_OPTIONS_MASK = 1,          /**< mode, form, alphabet, key_id (mask and unmask) */
+  IDFORGE_OPTIONS_READ_PUBLIC_ID = 2 /**< mode, alphabet, key_id */
+} idforge_options;
+
+/** How a face spells option names: key_id (Python, SQL) or keyId (JavaScript, Java). */
+typedef enum idforge_option_spelling {
+  IDFORGE_SNAKE_CASE = 0,
+  IDFORGE_CAMEL_CASE = 1
+} idforge_option_spelling;
+
+/** IDFORGE_OK when name (len bytes, any bytes) is an option of options in spelling; else
+ *  IDFORGE_E_INVALID_ARGUMENT with a message that names call (e.g. "new Snowflake"), the
+ *  name as the CLI quotes text, the options it takes, and the one meant where name is
+ *  another spelling of one ("lease_store" to a camelCase face: "did you mean 'leaseStore'").
+ *  A misspelt option is never ignored: an ignored lease store would leave a node unregistered. */
+IDFORGE_API idforge_status idforge_check_option(idforge_options options,
+                                                idforge_option_spelling spelling,
+                                                const char* call, const char* name, size_t len);
+
+/** text (len bytes) as every message of this library quotes user text: controls, C1 controls,
+ *  bidirectional overrides and bytes that are not UTF-8 escaped (\n, \x1b, \u202e, \xff), and
+ *  when the result is longer than max bytes (max >= 16) its head and tail joined by "...".
+ *  Writes a NUL-terminated string; on IDFORGE_E_BUFFER_TOO_SMALL *needed says how many bytes it
+ *  takes (out NULL with size 0 asks). */
+IDFORGE_API idforge_status idforge_quote(const char* text, size_t len, size_t max, char* out,
+                                         size_t size, size_t* needed);
+
 /* ---- fork ----------------------------------------------------------------------------- */
 
 /** Reseeds the calling thread's CSPRNG from the OS now. Not needed for correctness (a

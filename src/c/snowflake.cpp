@@ -1,11 +1,15 @@
-// Snowflake handles: a fixed node, or a node ID leased from a store through the same path
-// `idforge serve --lease` takes (coord::open_lease_store + LeasedSnowflakeGenerator).
+// Snowflake handles: a node ID leased from a store through the same path `idforge serve
+// --lease` takes (coord::open_lease_store + LeasedSnowflakeGenerator); a fixed node without a
+// store is registered in the default lease folder, as `idforge gen --node` registers it.
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "c_support.hpp"
+#include "node_registry.hpp"
+#include "idforge/detail/printable.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_url.hpp"
 #include "idforge/coord/leased_generator.hpp"
@@ -13,18 +17,32 @@
 #include "idforge/snowflake.hpp"
 #include "idforge/snowflake_generator.hpp"
 
-// Exactly one of fixed and leased is set. Both hold a thread-safe SharedSnowflakeGenerator.
+// Every handle holds a leased generator: a node the caller fixes without a store is
+// registered in the default lease folder (default_lease_store), as the CLI's `gen --node`
+// does, so it takes a lock and a high-water mark like any other. The claim keeps the node
+// unique inside this process (node_registry.hpp).
 struct idforge_snowflake {
-  std::unique_ptr<idforge::SharedSnowflakeGenerator> fixed;
   std::unique_ptr<idforge::coord::LeasedSnowflakeGenerator> leased;
-  std::string store_url;         // the lease store's URL; empty for a fixed node
+  std::string store_url;         // the lease store's URL (the default folder for a fixed node)
+  bool fixed = false;            // node given with no store: rebind needs a node of its own
   std::uint64_t fork_epoch = 0;  // the process generation that took the lease
+  idforge::c::NodeClaim claim;   // ends after leased: its floor is leased's last issued time
 
   const idforge::SharedSnowflakeGenerator& generator() const noexcept {
-    return fixed ? *fixed : leased->generator();
+    return leased->generator();
   }
-  std::size_t next_batch(std::span<idforge::Snowflake> out, std::error_code& error) noexcept {
-    return fixed ? fixed->next_batch(out, error) : leased->next_batch(out, error);
+  // Releases the lease (storing the mark) and then the claim, with the last issued time.
+  void close() {
+    if (!leased) return;
+    const std::int64_t last = leased->generator().last_unix_ms();
+    leased.reset();
+    claim.end(last);
+  }
+  ~idforge_snowflake() {
+    try {
+      close();
+    } catch (...) {
+    }
   }
 };
 
@@ -36,22 +54,60 @@ namespace {
 // blocking its thread, and an interpreter's Ctrl-C, for that long.
 constexpr std::int64_t kMaxSequenceWaitMs = 1000;
 
-SnowflakePolicy policy() {
+// Where a fixed node without a store keeps its lock and mark: the CLI's `gen` folder, or the
+// folder IDFORGE_LEASE_DIR names (a service's data folder, a tmpfs for tests).
+constexpr const char* kDefaultLeaseFolder = ".data/leases";
+
+std::string default_lease_store() {
+  const char* env = std::getenv("IDFORGE_LEASE_DIR");
+  const std::string dir = env ? env : kDefaultLeaseFolder;
+  if (dir.empty())
+    throw Error(errc::invalid_argument,
+                "IDFORGE_LEASE_DIR is set but empty: it names the folder where a fixed node "
+                "keeps its lock and high-water mark; unset it (for " +
+                    std::string(kDefaultLeaseFolder) + ") or give a folder");
+  // The URL's query is split at '?' and '&': a folder holding one would be misread.
+  if (dir.find_first_of("?&") != std::string::npos)
+    throw Error(errc::invalid_argument,
+                "IDFORGE_LEASE_DIR '" + detail::printable(dir) +
+                    "': a lease folder may not contain '?' or '&' (the lease URL's query "
+                    "separators); choose another folder");
+  return "file:" + dir;
+}
+
+SnowflakePolicy policy(std::int64_t floor_unix_ms) {
   SnowflakePolicy p;
   p.max_sequence_wait_ms = kMaxSequenceWaitMs;
+  p.issued_up_to_unix_ms = floor_unix_ms;
   return p;
 }
 
-std::unique_ptr<coord::LeasedSnowflakeGenerator> lease(const std::string& url, const Layout& layout,
-                                                       std::int64_t node) {
+// Opens a generator on url for node (< 0: any free one), registered in this process's node
+// registry: a fixed node is claimed before the store is asked (so a second handle of this
+// process is refused naming the first, and continues above it once that one is freed), a
+// leased one once the store has named its node.
+void open(idforge_snowflake& h, const Layout& layout, std::int64_t node) {
   // A bare static:/ordinal: URL locks its node nowhere: two processes given it would issue
   // the same IDs. The bindings have no data folder of their own to lock it in (as the CLI
   // does), so they refuse it, as the database extensions do.
-  coord::require_node_lock(coord::parse_lease_url(url));
+  coord::require_node_lock(coord::parse_lease_url(h.store_url));
   coord::LeasedOptions options;
-  if (node >= 0) options.keeper.node = static_cast<std::uint64_t>(node);
-  return std::make_unique<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,
-                                                           policy(), options);
+  NodeClaim claim;
+  if (node >= 0) {
+    const std::uint64_t n = layout.check_node(static_cast<std::uint64_t>(node));
+    claim = NodeClaim::take(layout, n, h.store_url);
+    options.keeper.node = n;
+  }
+  auto leased = std::make_unique<coord::LeasedSnowflakeGenerator>(
+      coord::open_lease_store(h.store_url), layout, policy(claim.floor_unix_ms()), options);
+  if (!claim.held()) {
+    // Two stores (file:/a, file:/b) may hand out the same node; the second one refuses here,
+    // and its lease goes back with the generator.
+    claim = NodeClaim::take(layout, leased->node(), h.store_url);
+  }
+  h.claim = std::move(claim);
+  h.leased = std::move(leased);
+  h.fork_epoch = detail::fork_epoch();
 }
 
 }  // namespace
@@ -73,15 +129,11 @@ idforge_status idforge_snowflake_new(const char* layout, int64_t node, const cha
       return c::fail(IDFORGE_E_INVALID_ARGUMENT,
                      "a Snowflake generator needs a node ID (node >= 0) or a lease store URL "
                      "(file:DIR, redis://HOST:PORT, etcd://HOST:PORT, static:N?state=DIR)");
+    if (node >= 0) l.check_node(static_cast<std::uint64_t>(node));  // before any folder is made
     auto h = std::make_unique<idforge_snowflake>();
-    h->fork_epoch = detail::fork_epoch();
-    if (lease_store) {
-      h->store_url = lease_store;
-      h->leased = c::lease(h->store_url, l, node);
-    } else {
-      h->fixed = std::make_unique<SharedSnowflakeGenerator>(
-          l, l.check_node(static_cast<std::uint64_t>(node)), c::policy());
-    }
+    h->fixed = !lease_store;
+    h->store_url = lease_store ? std::string(lease_store) : c::default_lease_store();
+    c::open(*h, l, node);
     *out = h.release();
     return IDFORGE_OK;
   });
@@ -91,7 +143,7 @@ idforge_status idforge_snowflake_next(idforge_snowflake* gen, uint64_t* out) {
   if (!gen) return null_argument("idforge_snowflake_next", "gen");
   if (!out) return null_argument("idforge_snowflake_next", "out");
   return guard([&] {
-    *out = (gen->fixed ? gen->fixed->next() : gen->leased->next()).value();
+    *out = gen->leased->next().value();
     return IDFORGE_OK;
   });
 }
@@ -109,7 +161,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
       // The exception-free overload counts what was written before an error; the fence of a
       // leased generator holds there too (only its message is plainer).
       std::error_code error;
-      done += gen->next_batch(ids.subspan(done), error);
+      done += gen->leased->next_batch(ids.subspan(done), error);
       if (written) *written = done;
       if (!error) break;
       // The batch's waits together reached the bound a call may wait (kMaxSequenceWaitMs):
@@ -125,7 +177,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
       }
       // One call alone gives the error's full message (a leased one names the store); it
       // issues nothing when it fails, and when the cause has passed it is the next ID.
-      ids[done] = gen->fixed ? gen->fixed->next() : gen->leased->next();
+      ids[done] = gen->leased->next();
       if (written) *written = ++done;
     }
     return IDFORGE_OK;
@@ -135,7 +187,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
 idforge_status idforge_snowflake_node(const idforge_snowflake* gen, uint64_t* out) {
   if (!gen) return null_argument("idforge_snowflake_node", "gen");
   if (!out) return null_argument("idforge_snowflake_node", "out");
-  *out = gen->fixed ? gen->fixed->node() : gen->leased->node();
+  *out = gen->leased->node();
   return IDFORGE_OK;
 }
 
@@ -153,24 +205,20 @@ idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out,
 idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node) {
   if (!gen) return null_argument("idforge_snowflake_rebind", "gen");
   return guard([&] {
-    if (gen->fixed) {
-      if (node < 0)
-        return c::fail(IDFORGE_E_INVALID_ARGUMENT,
-                       "idforge_snowflake_rebind: node " + std::to_string(node) +
-                           ": a generator with a fixed node needs a node ID >= 0 of its own");
-      const Layout& l = gen->fixed->layout();
-      gen->fixed->rebind(l.check_node(static_cast<std::uint64_t>(node)));  // refuses in the parent
-      return IDFORGE_OK;
-    }
+    if (gen->fixed && node < 0)
+      return c::fail(IDFORGE_E_INVALID_ARGUMENT,
+                     "idforge_snowflake_rebind: node " + std::to_string(node) +
+                         ": a generator with a fixed node needs a node ID >= 0 of its own");
     if (detail::fork_epoch() == gen->fork_epoch)
       return c::fail(IDFORGE_E_INVALID_ARGUMENT,
                      "idforge_snowflake_rebind: this process holds node " +
                          std::to_string(gen->leased->node()) + " of '" + gen->store_url +
                          "' itself; rebind is for a forked child (make a new generator instead)");
-    // In the child the old generator's destructor leaves the parent's lease alone.
+    // In the child the old generator's destructor leaves the parent's lease alone, and the
+    // registry's copy of the parent's claim is this handle's: both go before the new lease.
     const Layout l = gen->leased->generator().layout();
-    gen->leased = c::lease(gen->store_url, l, node);
-    gen->fork_epoch = detail::fork_epoch();
+    gen->close();
+    c::open(*gen, l, node);
     return IDFORGE_OK;
   });
 }
@@ -178,10 +226,10 @@ idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node) {
 idforge_status idforge_snowflake_release(idforge_snowflake* gen) {
   if (!gen) return null_argument("idforge_snowflake_release", "gen");
   return guard([&] {
-    if (gen->fixed)
-      gen->fixed->set_fence_unix_ms(std::numeric_limits<std::int64_t>::min());
-    else
-      gen->leased->release();
+    gen->leased->release();
+    // The node is free in this process too; the generator stays (later calls fail) until
+    // the handle is freed, so its last issued time is read again then.
+    gen->claim.end(gen->leased->generator().last_unix_ms());
     return IDFORGE_OK;
   });
 }
