@@ -133,16 +133,20 @@ struct SnowflakeCalls {
           break;
         }
         if (step.kind == Kind::wait) {
-          // A wait ends in a tick whose first stamp is last + 1: no use waiting for a
-          // stamp the fence already forbids.
-          if (last + 1 > fence) return refused(Why::fenced, now_ms);
           const std::int64_t until_ns = ns_of_tick(g, step.until_tick);
           const bool exhausted = step.behind <= lim.borrow_ticks;
+          // A next tick further than the policy waits is the answer before the fence: the
+          // fence of a lease ends where its reserved window does, and a long tick's next
+          // stamp lies past any window reserved today ("call again then" is the truth).
           if (exhausted) {
             Claim c = refused_if_too_far(g, until_ns, now_ms);
             if (c.why != Why::none) return c;
-          } else if (const std::int64_t wait_ms = ms_until(until_ns, now_ms);
-                     wait_ms > g.policy_.max_backward_wait_ms) {
+          }
+          // A wait ends in a tick whose first stamp is last + 1: no use waiting for a
+          // stamp the fence already forbids.
+          if (last + 1 > fence) return refused(Why::fenced, now_ms);
+          if (const std::int64_t wait_ms = ms_until(until_ns, now_ms);
+              !exhausted && wait_ms > g.policy_.max_backward_wait_ms) {
             // Decided in ms, not ticks: on a 1 s tick a step back of 1.998 s rounds to one
             // tick, and waiting it out would hold the call 999 ms against a 5 ms bound.
             Claim c = refused(Why::backwards, now_ms);
