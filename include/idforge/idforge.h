@@ -154,10 +154,21 @@ typedef struct idforge_snowflake idforge_snowflake;
  *          ("time=41,dc=5,worker=5,seq=12,epoch=..."), as `idforge gen snowflake --layout`;
  *          NULL means "twitter".
  *  node and lease_store:
- *    node >= 0, lease_store NULL   the fixed node ID, unregistered (the caller keeps it unique)
+ *    node >= 0, lease_store NULL   the fixed node ID, registered in the default lease folder
+ *                                  as `idforge gen --node` registers it: "file:" + the folder
+ *                                  IDFORGE_LEASE_DIR names, else .data/leases under the
+ *                                  working directory (made if missing). Its lock refuses the
+ *                                  node while another live process holds it, and its mark
+ *                                  makes a restart with the clock behind wait or refuse
+ *                                  instead of issuing again. An empty IDFORGE_LEASE_DIR, or one
+ *                                  holding '?' or '&', is IDFORGE_E_INVALID_ARGUMENT.
  *    node < 0,  lease_store URL    any free node ID leased from the store
  *    node >= 0, lease_store URL    exactly that node ID, registered in the store (refused
  *                                  while another live process holds it)
+ *  In one process at most one handle lives per node ID and layout, whatever its store: a
+ *  second is IDFORGE_E_LEASE_ERROR naming the first ("held by a live generator of this
+ *  process"); once the first is freed or released, a new handle on the node continues above
+ *  the last ID it issued.
  *  lease_store takes the URLs of `idforge serve --lease`: file:DIR, redis://HOST:PORT,
  *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST?state=DIR (docs/LEASES.md; a
  *  static: or ordinal: URL with neither state= nor register= locks its node nowhere and is
@@ -184,12 +195,12 @@ IDFORGE_API idforge_status idforge_snowflake_node(const idforge_snowflake* gen, 
 IDFORGE_API idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out,
                                                     size_t size, size_t* needed);
 /** In a forked child: give the handle a node ID of its own. A fixed handle takes node (>= 0,
- *  unregistered, the caller keeps it unique); a leased handle takes a new lease from its
+ *  registered in the same folder as before); a leased handle takes a new lease from its
  *  store (node < 0: any free one; >= 0: exactly that one). In the parent this fails with
  *  IDFORGE_E_INVALID_ARGUMENT. Not safe against concurrent calls on the same handle. */
 IDFORGE_API idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node);
-/** A leased handle stops issuing and gives its node ID back now, storing its last issued
- *  time as the high-water mark; later next() calls fail. A fixed handle stops issuing. */
+/** The handle stops issuing and gives its node ID back now, storing its last issued time as
+ *  the high-water mark; later next() calls fail (IDFORGE_E_LEASE_ERROR, "was released"). */
 IDFORGE_API idforge_status idforge_snowflake_release(idforge_snowflake* gen);
 /** Frees the handle (a leased one releases its node ID; errors are dropped: call
  *  idforge_snowflake_release first to see them). NULL is ignored. */
