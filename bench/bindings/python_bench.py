@@ -72,7 +72,7 @@ def main():
     pure = PureSnowflake(node=1)
     pure_wide = PureSnowflake(node=1, seq_bits=18, node_bits=4)
     sf = idforge.Snowflake("twitter", node=1)
-    wide = idforge.Snowflake(WIDE, node=1)
+    wide = idforge.Snowflake(WIDE, node=2)  # node 1 is sf's: one live handle per node
     rows.append(("pure-Python Snowflake next_id(), twitter", ns_per_call(pure.next_id, n)))
     rows.append(("pure-Python Snowflake next_id(), wide", ns_per_call(pure_wide.next_id, n)))
     rows.append(("Snowflake.next(), twitter", ns_per_call(sf.next, n)))

@@ -15,6 +15,8 @@ export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
 build="$1" src="$2" scratch="$3"
 consumer_src="$src/tests/packaging/consumer"
 rm -rf "$scratch" && mkdir -p "$scratch"
+# The C consumer's fixed node keeps its lock and mark here, not in the caller's folder.
+export IDFORGE_LEASE_DIR="$scratch/leases"
 quiet() { "$@" >"$scratch/last.log" 2>&1 || { cat "$scratch/last.log" >&2; return 1; }; }
 
 # Builds the consumers of the given parts with extra cmake arguments, then runs each.
