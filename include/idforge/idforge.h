@@ -383,8 +383,8 @@ typedef enum idforge_option_spelling {
  *  another spelling of one ("lease_store" to a camelCase face: "did you mean 'leaseStore'").
  *  A misspelt option is never ignored: an ignored lease store would leave a node unregistered. */
 IDFORGE_API idforge_status idforge_check_option(idforge_options options,
-                                                idforge_option_spelling spelling,
-                                                const char* call, const char* name, size_t len);
+                                                idforge_option_spelling spelling, const char* call,
+                                                const char* name, size_t len);
 
 /** text (len bytes) as every message of this library quotes user text: controls, C1 controls,
  *  bidirectional overrides and bytes that are not UTF-8 escaped (\n, \x1b, \u202e, \xff), and

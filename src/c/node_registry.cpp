@@ -16,7 +16,7 @@ namespace idforge::c {
 // stays valid and a floor outlives its handle (a few dozen bytes per node ever used).
 struct NodeClaim::Slot {
   bool live = false;
-  std::string store;              // the live handle's store, for the refusal
+  std::string store;               // the live handle's store, for the refusal
   std::int64_t since_unix_ms = 0;  // when the live handle took it
   std::int64_t floor_unix_ms = kNoUnixMs;
 };

@@ -41,7 +41,7 @@ class NodeClaim {
   /// Whether this claim holds its node.
   bool held() const noexcept { return slot_ != nullptr; }
 
- /// One (layout, node)'s entry in the registry (node_registry.cpp).
+  /// One (layout, node)'s entry in the registry (node_registry.cpp).
   struct Slot;
 
  private:

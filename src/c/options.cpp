@@ -2,8 +2,8 @@
 // text is quoted. Python, Node, Java and Go call these instead of keeping their own lists, so
 // a misspelt option is refused with the same words in every language.
 #include <array>
-#include <span>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -81,8 +81,8 @@ idforge_status idforge_check_option(idforge_options options, idforge_option_spel
       accepted += c::spelt(o, spelling);
     }
     std::string message = std::string(call && *call ? call : "options") + ": unknown option '" +
-                          detail::shortened(detail::printable(given), 128) +
-                          "': it takes " + accepted;
+                          detail::shortened(detail::printable(given), 128) + "': it takes " +
+                          accepted;
     if (meant) message += " (did you mean '" + std::string(c::spelt(*meant, spelling)) + "'?)";
     return c::fail(IDFORGE_E_INVALID_ARGUMENT, message);
   });
@@ -95,8 +95,8 @@ idforge_status idforge_quote(const char* text, size_t len, size_t max, char* out
   if (const idforge_status s = c::check_length("idforge_quote", len)) return s;
   if (const idforge_status s = c::check_out("idforge_quote", out, size)) return s;
   if (max < 16)
-    return c::fail(IDFORGE_E_INVALID_ARGUMENT,
-                   "idforge_quote: max " + std::to_string(max) + ": a quote keeps at least 16 bytes");
+    return c::fail(IDFORGE_E_INVALID_ARGUMENT, "idforge_quote: max " + std::to_string(max) +
+                                                   ": a quote keeps at least 16 bytes");
   return c::guard([&] {
     const std::string quoted =
         detail::shortened(detail::printable(std::string_view(text ? text : "", len)), max);

@@ -8,14 +8,14 @@
 #include <string>
 
 #include "c_support.hpp"
-#include "node_registry.hpp"
-#include "idforge/detail/printable.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_url.hpp"
 #include "idforge/coord/leased_generator.hpp"
 #include "idforge/detail/fork_epoch.hpp"
+#include "idforge/detail/printable.hpp"
 #include "idforge/snowflake.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "node_registry.hpp"
 
 // Every handle holds a leased generator: a node the caller fixes without a store is
 // registered in the default lease folder (default_lease_store), as the CLI's `gen --node`

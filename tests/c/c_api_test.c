@@ -399,13 +399,14 @@ static void test_snowflake_two_stores_one_node(const char* dir) {
 static void test_options_and_quote(void) {
   char out[64];
   size_t needed = 0;
-  CHECK_STATUS(idforge_check_option(IDFORGE_OPTIONS_SNOWFLAKE, IDFORGE_CAMEL_CASE, "x",
-                                    "leaseStore", 10),
-               IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_check_option(IDFORGE_OPTIONS_SNOWFLAKE, IDFORGE_CAMEL_CASE, "x", "leaseStore", 10),
+      IDFORGE_OK);
   CHECK_STATUS(idforge_check_option(IDFORGE_OPTIONS_SNOWFLAKE, IDFORGE_CAMEL_CASE, "new Snowflake",
                                     "lease_store", 11),
                IDFORGE_E_INVALID_ARGUMENT);
-  CHECK_MESSAGE_HAS("new Snowflake: unknown option 'lease_store': it takes layout, node, leaseStore");
+  CHECK_MESSAGE_HAS(
+      "new Snowflake: unknown option 'lease_store': it takes layout, node, leaseStore");
   CHECK_MESSAGE_HAS("did you mean 'leaseStore'?");
   CHECK_STATUS(idforge_check_option(IDFORGE_OPTIONS_MASK, IDFORGE_SNAKE_CASE, "mask", "key\x1b", 5),
                IDFORGE_E_INVALID_ARGUMENT);
@@ -477,8 +478,33 @@ static void test_bad_buffers_and_lengths(void) {
   CHECK_MESSAGE_HAS("idforge_inspect_json: len ");
 }
 
-int main(void) {
+/* `idforge_c_api_test issue N LAYOUT`: N IDs of a fixed node 1 on stdout, one a line (for
+ * restart_clock_back.sh, which runs it again with the clock set back). */
+static int issue(long n, const char* layout) {
+  idforge_snowflake* gen = NULL;
+  uint64_t id;
+  long i;
+  idforge_status made = idforge_snowflake_new(layout, 1, NULL, &gen);
+  if (made != IDFORGE_OK) {
+    fprintf(stderr, "%s: %s\n", idforge_status_name(made), idforge_last_error());
+    return 3;
+  }
+  for (i = 0; i < n; ++i) {
+    idforge_status s = idforge_snowflake_next(gen, &id);
+    if (s != IDFORGE_OK) {
+      fprintf(stderr, "%s: %s\n", idforge_status_name(s), idforge_last_error());
+      idforge_snowflake_free(gen);
+      return 4;
+    }
+    printf("%llu\n", (unsigned long long)id);
+  }
+  idforge_snowflake_free(gen);
+  return 0;
+}
+
+int main(int argc, char** argv) {
   char dir[] = "/tmp/idforge-c-test-XXXXXX";
+  if (argc == 4 && strcmp(argv[1], "issue") == 0) return issue(atol(argv[2]), argv[3]);
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
     return 1;

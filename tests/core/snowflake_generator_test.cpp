@@ -200,8 +200,8 @@ TYPED_TEST(SnowflakeGeneratorBoth, AStepBackNeedingAWaitPastTheBoundIsRefusedOnL
 }
 
 TYPED_TEST(SnowflakeGeneratorBoth, ADayLongTickRefusesAStepBackOfHours) {
-  const Layout daily = parse_layout("time=41,node=10,seq=12,tick=86400000ms,epoch=2020-01-01",
-                                    kStartMs);
+  const Layout daily =
+      parse_layout("time=41,node=10,seq=12,tick=86400000ms,epoch=2020-01-01", kStartMs);
   ManualClock clock(kStartMs * kMs);
   TypeParam gen(daily, 1, clock);
   gen.next();
