@@ -26,6 +26,7 @@ from ._idforge import (  # noqa: F401  (re-exported)
     ParseError,
     Snowflake,
     StoreUnreachableError,
+    UnknownOptionError,
     __version__,
     compose,
     decompose,
@@ -44,7 +45,7 @@ __all__ = [
     "ClockError", "Error", "ExhaustedError", "FencedError", "ForkedError", "InternalError",
     "InvalidArgumentError", "LayoutError", "LeaseError", "MaskKeyError", "MaskKeyring",
     "NodeOutOfRangeError", "NotOursError", "ParseError", "Snowflake", "StoreUnreachableError",
-    "compose", "decompose", "inspect", "new_mask_key", "parse_ulid",
+    "UnknownOptionError", "compose", "decompose", "inspect", "new_mask_key", "parse_ulid",
     "parse_uuid", "ulid", "uuid4", "uuid4_str", "uuid7", "uuid7_str",
 ]
 

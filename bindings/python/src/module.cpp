@@ -32,6 +32,7 @@ struct Exceptions {
   PyObject* layout = nullptr;       // LayoutError(Error, ValueError)
   PyObject* node = nullptr;         // NodeOutOfRangeError(Error, ValueError)
   PyObject* argument = nullptr;     // InvalidArgumentError(Error, ValueError)
+  PyObject* option = nullptr;       // UnknownOptionError(InvalidArgumentError, TypeError)
   PyObject* mask_key = nullptr;     // MaskKeyError(InvalidArgumentError)
   PyObject* not_ours = nullptr;     // NotOursError(InvalidArgumentError)
   PyObject* clock = nullptr;        // ClockError(Error, RuntimeError)
@@ -83,10 +84,9 @@ PyObject* exception_for(idforge_status s) {
   }
 }
 
-// Sets the Python error for a failed call: the class by status, the message of the CLI,
-// and .code (the status name, e.g. "node_out_of_range"). Returns nullptr for C callers.
-PyObject* set_error(idforge_status s) {
-  PyObject* cls = exception_for(s);
+// Sets the Python error cls for a failed call: the message of the CLI and .code (the
+// status name, e.g. "node_out_of_range"). Returns nullptr for C callers.
+PyObject* set_error_as(PyObject* cls, idforge_status s) {
   PyObject* msg = PyUnicode_DecodeUTF8(
       idforge_last_error(), static_cast<Py_ssize_t>(std::strlen(idforge_last_error())), "replace");
   if (!msg) return nullptr;
@@ -105,6 +105,11 @@ PyObject* set_error(idforge_status s) {
   PyErr_SetObject(cls, exc);
   Py_DECREF(exc);
   return nullptr;
+}
+
+// The same with the class the status maps to.
+PyObject* set_error(idforge_status s) {
+  return set_error_as(exception_for(s), s);
 }
 
 // For pybind11 code: raise the Python error for s.
@@ -126,17 +131,20 @@ inline void check(idforge_status s) {
 // not make a 1 MB error.
 constexpr std::size_t kEchoLimit = 64;
 
-// text for a message: NUL bytes shown as \0 (a C string would end there), cut to kEchoLimit
-// characters with an ellipsis.
+// text for a message, quoted as every message of the library quotes user text
+// (idforge_quote: controls and bytes that are not UTF-8 escaped, a NUL as \x00) and cut to
+// its head and tail within kEchoLimit bytes.
 std::string shown(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < kEchoLimit; ++i) {
-    if (text[i] == '\0')
-      out += "\\0";
-    else
-      out += text[i];
+  std::string out(kEchoLimit + 1, '\0');
+  std::size_t needed = 0;
+  idforge_status s =
+      idforge_quote(text.data(), text.size(), kEchoLimit, out.data(), out.size(), &needed);
+  if (s == IDFORGE_E_BUFFER_TOO_SMALL) {
+    out.resize(needed);
+    s = idforge_quote(text.data(), text.size(), kEchoLimit, out.data(), out.size(), &needed);
   }
-  if (text.size() > kEchoLimit) out += "...";
+  if (s != IDFORGE_OK) return "?";
+  out.resize(needed - 1);
   return out;
 }
 
@@ -176,6 +184,42 @@ std::string shown(py::handle v) {
 [[noreturn]] void raise_type(const std::string& message) {
   PyErr_SetString(PyExc_TypeError, message.c_str());
   throw py::error_already_set();
+}
+
+// Refuses a keyword argument the call does not take. The library holds the one list of
+// option names every face checks against (idforge_check_option), so the message is the
+// Node addon's and the extensions' too: the call, the name, the options taken and the one
+// meant ("did you mean 'lease_store'?" for leaseStore). The class is UnknownOptionError: an
+// InvalidArgumentError (the status) and a TypeError, which Python raises for an unexpected
+// keyword. Returns when the library takes name as an option of options.
+void check_option(idforge_options options, const char* call, py::handle name) {
+  Py_ssize_t n = 0;
+  const char* u = PyUnicode_Check(name.ptr()) ? PyUnicode_AsUTF8AndSize(name.ptr(), &n) : nullptr;
+  py::object spelt;  // a name with a lone surrogate, as \udcff: it has no UTF-8 form
+  if (!u) {
+    PyErr_Clear();
+    PyObject* b = PyUnicode_Check(name.ptr())
+                      ? PyUnicode_AsEncodedString(name.ptr(), "utf-8", "backslashreplace")
+                      : nullptr;
+    if (!b) throw py::error_already_set();
+    spelt = py::reinterpret_steal<py::object>(b);
+    u = PyBytes_AS_STRING(b);
+    n = PyBytes_GET_SIZE(b);
+  }
+  const idforge_status s =
+      idforge_check_option(options, IDFORGE_SNAKE_CASE, call, u, static_cast<std::size_t>(n));
+  if (s == IDFORGE_OK) return;
+  set_error_as(s == IDFORGE_E_INVALID_ARGUMENT ? g_exc.option : exception_for(s), s);
+  throw py::error_already_set();
+}
+
+// Every key of a **kwargs tail: the ones a pybind11 signature does not name.
+void check_options(idforge_options options, const char* call, const py::kwargs& extra) {
+  for (auto item : extra) check_option(options, call, item.first);
+  if (!extra.empty())  // a name the library takes that this call has no parameter for
+    raise_with(
+        g_exc.option, "invalid_argument",
+        std::string(call) + ": option " + shown(extra.begin()->first) + " is not taken here");
 }
 
 // The UTF-8 of a str. A str holding a lone surrogate (from surrogateescape, say) has none:
@@ -377,7 +421,11 @@ idforge_status without_gil(F&& f) {
 // from another thread cannot free it under them.
 class Snowflake {
  public:
-  Snowflake(const py::object& layout_obj, const py::object& node_obj, const py::object& store_obj) {
+  Snowflake(const py::object& layout_obj, const py::object& node_obj, const py::object& store_obj,
+            const py::kwargs& extra) {
+    // A misspelt option is refused before anything else: ignored, lease_store="..." spelt
+    // leaseStore would leave the node unregistered.
+    check_options(IDFORGE_OPTIONS_SNOWFLAKE, "Snowflake()", extra);
     const std::string layout = layout_arg(layout_obj).value_or("twitter");
     std::optional<std::int64_t> node;
     if (!node_obj.is_none()) node = node_arg(node_obj);
@@ -444,20 +492,30 @@ class Snowflake {
         [&] { return idforge_snowflake_rebind(h.get(), node ? *node : IDFORGE_NODE_ANY); }));
   }
 
-  void release() { check(idforge_snowflake_release(live())); }
+  // Releasing writes the high-water mark to the store (a file, or a round trip to Redis or
+  // etcd, bounded by its timeout): without the GIL.
+  void release() {
+    Handle h = handle_;
+    live();
+    check(without_gil([&] { return idforge_snowflake_release(h.get()); }));
+  }
 
-  // Frees the handle (a leased one gives its node ID back) once no call is using it.
+  // Frees the handle (a leased one gives its node ID back) once no call is using it; the
+  // release and, when this is the last user, the free run without the GIL.
   void close() {
     Handle h = std::move(handle_);
     if (!h) return;
-    idforge_status s = idforge_snowflake_release(h.get());
-    h.reset();
-    check(s);
+    check(without_gil([&] {
+      const idforge_status s = idforge_snowflake_release(h.get());
+      h.reset();
+      return s;
+    }));
   }
 
   bool closed() const noexcept { return !handle_; }
-  /// The handle for the fast next() below (nullptr once closed). The GIL is held.
-  idforge_snowflake* raw() const noexcept { return handle_.get(); }
+  /// The handle for the fast next() below (empty once closed). The GIL is held; the copy
+  /// keeps the handle alive while next() runs without it, whatever close() does meanwhile.
+  Handle shared() const noexcept { return handle_; }
 
  private:
   idforge_snowflake* live() {
@@ -500,7 +558,7 @@ PyObject* py_snowflake_next(PyObject* self, PyObject*) {
   void* value = !constructed(self)    ? nullptr
                 : inst->simple_layout ? inst->simple_value_holder[0]
                                       : inst->get_value_and_holder().value_ptr();
-  idforge_snowflake* h = value ? static_cast<Snowflake*>(value)->raw() : nullptr;
+  const Handle h = value ? static_cast<Snowflake*>(value)->shared() : nullptr;
   if (!h) {
     try {
       raise_with(g_exc.argument, value ? "closed" : "invalid_argument",
@@ -510,13 +568,21 @@ PyObject* py_snowflake_next(PyObject* self, PyObject*) {
     }
     return nullptr;
   }
-  std::uint64_t id;
-  if (const idforge_status s = idforge_snowflake_next(h, &id)) return set_error(s);
+  // next() may wait for the next tick or out a clock step back (up to a second): without
+  // the GIL, so the process's other threads run meanwhile. Measured on one thread: 170 ns a
+  // call against 127 ns holding it (the release, the retake and the handle's reference);
+  // the price of never freezing every thread for a wait. The C ABI has no call that says
+  // whether it would wait, which would let the common case keep the GIL.
+  std::uint64_t id = 0;
+  if (const idforge_status s = without_gil([&] { return idforge_snowflake_next(h.get(), &id); }))
+    return set_error(s);
   return PyLong_FromUnsignedLongLong(id);
 }
 
-PyMethodDef g_snowflake_next = {"next", py_snowflake_next, METH_NOARGS,
-                                "next() -> int: the next ID, greater than every one before."};
+PyMethodDef g_snowflake_next = {
+    "next", py_snowflake_next, METH_NOARGS,
+    "next($self, /)\n--\n\nThe next ID (int), greater than every one before; waits for the next "
+    "tick, when it must, without the GIL."};
 
 // ---- decode and inspect -------------------------------------------------------------------
 
@@ -609,6 +675,7 @@ using KeyringHandle = std::shared_ptr<idforge_mask_keyring>;
 // The modes and options of mask()/unmask(), as idforge.h numbers them.
 struct MaskOptions {
   int mode = IDFORGE_MASK_AUTO;
+  int form = -1;  // -1: not given; 0: public; 1: raw
   bool raw = false;
   idforge_public_alphabet alphabet = IDFORGE_BASE58;
   int key_id = IDFORGE_MASK_KEY_PRIMARY;
@@ -630,34 +697,51 @@ int choice_arg(py::handle v, const char* what, std::initializer_list<const char*
              std::string(what) + " " + shown(v) + ": expected " + rule);
 }
 
+// A key ID (None, the primary, is the caller's to handle).
+int key_id_arg(py::handle v) {
+  return int_arg<int>(v, "key_id", g_exc.argument, "invalid_argument", 0, INT32_MAX,
+                      "a key ID is an integer in 0..57");
+}
+
 int mode_arg(py::handle v) {
   return choice_arg(v, "mode", {"auto", "u63", "u128", "v7"}, "'auto', 'u63', 'u128' or 'v7'") - 1;
 }
 
 // The keyword arguments after the value (vectorcall layout: values follow the positional
-// ones, names in kwnames). allow_form: mask() takes form=, unmask() does not.
+// ones, names in kwnames). Any other name is refused through the library's list of mask
+// options (check_option), before the value is looked at.
 void read_mask_options(const char* fn, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-                       bool allow_form, MaskOptions& o) {
+                       MaskOptions& o) {
   if (nargs != 1)
     raise_type(std::string(fn) + "() takes one positional argument, the value (" +
                std::to_string(nargs) + " given); the options are keywords");
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  static constexpr const char* kTaken[] = {"mode", "form", "alphabet", "key_id"};
+  // The names first, every one, then the values: a misspelt option is named even when
+  // another option's value is wrong too.
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    bool taken = false;
+    for (const char* t : kTaken) taken = taken || PyUnicode_CompareWithASCIIString(name, t) == 0;
+    if (taken) continue;
+    const std::string call = std::string(fn) + "()";
+    check_option(IDFORGE_OPTIONS_MASK, call.c_str(), name);
+    raise_with(g_exc.option, "invalid_argument",  // a mask option this file lacks: a bug
+               call + ": option " + shown(name) + " is not taken here");
+  }
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* name = PyTuple_GET_ITEM(kwnames, i);
     py::handle v = args[nargs + i];
     if (PyUnicode_CompareWithASCIIString(name, "mode") == 0) {
       o.mode = mode_arg(v);
-    } else if (allow_form && PyUnicode_CompareWithASCIIString(name, "form") == 0) {
-      o.raw = choice_arg(v, "form", {"public", "raw"}, "'public' or 'raw'") == 1;
+    } else if (PyUnicode_CompareWithASCIIString(name, "form") == 0) {
+      o.form = choice_arg(v, "form", {"public", "raw"}, "'public' or 'raw'");
+      o.raw = o.form == 1;
     } else if (PyUnicode_CompareWithASCIIString(name, "alphabet") == 0) {
       o.alphabet = static_cast<idforge_public_alphabet>(
           choice_arg(v, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
     } else if (PyUnicode_CompareWithASCIIString(name, "key_id") == 0) {
-      if (!v.is_none())
-        o.key_id = int_arg<int>(v, "key_id", g_exc.argument, "invalid_argument", 0, INT32_MAX,
-                                "a key ID is an integer in 0..57");
-    } else {
-      raise_type(std::string(fn) + "() got an unexpected keyword argument " + shown(name));
+      if (!v.is_none()) o.key_id = key_id_arg(v);
     }
   }
 }
@@ -752,11 +836,18 @@ class MaskKeyring {
     return ids;
   }
 
-  py::dict read_public_id(const py::object& text_obj, const py::object& alphabet_obj) const {
+  // read_public_id(text, *, mode, alphabet, key_id): mode and key_id, when given, must match
+  // the public ID's, as for unmask().
+  py::dict read_public_id(const py::object& text_obj, const py::object& mode_obj,
+                          const py::object& alphabet_obj, const py::object& key_id_obj,
+                          const py::kwargs& extra) const {
+    check_options(IDFORGE_OPTIONS_READ_PUBLIC_ID, "read_public_id()", extra);
+    const int mode = mode_arg(mode_obj);
     const auto alphabet = static_cast<idforge_public_alphabet>(
         choice_arg(alphabet_obj, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
-    const idforge_public_id info = read_public(text_obj, alphabet, IDFORGE_MASK_AUTO,
-                                               IDFORGE_MASK_KEY_PRIMARY, "read_public_id");
+    const int key_id = key_id_obj.is_none() ? IDFORGE_MASK_KEY_PRIMARY : key_id_arg(key_id_obj);
+    const idforge_public_id info = read_public(
+        text_obj, alphabet, static_cast<idforge_mask_mode>(mode), key_id, "read_public_id");
     py::dict d;
     d["mode"] = kModeNames[info.mode];
     d["key_id"] = info.key_id;
@@ -767,7 +858,7 @@ class MaskKeyring {
   // mask(value, *, mode, form, alphabet, key_id)
   PyObject* mask(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const {
     MaskOptions o;
-    read_mask_options("mask", args, nargs, kwnames, true, o);
+    read_mask_options("mask", args, nargs, kwnames, o);
     py::handle v = args[0];
     const bool is_int = PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr());
     if (!is_int && !is_uuid(v))
@@ -798,13 +889,21 @@ class MaskKeyring {
                                      static_cast<Py_ssize_t>(std::strlen(text)));
   }
 
-  // unmask(value, *, mode, alphabet, key_id): a str is a public ID, an int or a uuid.UUID a
-  // raw masked value.
+  // unmask(value, *, mode, form, alphabet, key_id): a str is a public ID, an int or a
+  // uuid.UUID a raw masked value; form, when given, says which the caller means.
   PyObject* unmask(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const {
     MaskOptions o;
-    read_mask_options("unmask", args, nargs, kwnames, false, o);
+    read_mask_options("unmask", args, nargs, kwnames, o);
     py::handle v = args[0];
-    if (PyUnicode_Check(v.ptr())) {
+    const bool is_text = PyUnicode_Check(v.ptr());
+    if (o.form == 0 && !is_text)
+      raise_type(std::string("unmask(): form='public' reads a public ID, a str, not ") +
+                 Py_TYPE(v.ptr())->tp_name);
+    if (o.form == 1 && is_text)
+      raise_type(
+          "unmask(): form='raw' takes a masked int or uuid.UUID, not str (a str is a "
+          "public ID: form='public')");
+    if (is_text) {
       const idforge_public_id info =
           read_public(v, o.alphabet, static_cast<idforge_mask_mode>(o.mode), o.key_id, "unmask");
       return public_value(info).release().ptr();
@@ -891,17 +990,20 @@ PyMethodDef g_keyring_methods[] = {
     {"mask",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::mask>)),
      METH_FASTCALL | METH_KEYWORDS,
-     "mask(value, *, mode='auto', form='public', alphabet='base58', key_id=None) -> str | int | "
-     "uuid.UUID\n\nMasks an int (mode u63, 1..2**63-1) or a uuid.UUID (u128; v7 for a UUIDv7 "
+     "mask($self, value, /, *, mode='auto', form='public', alphabet='base58', key_id=None)\n--\n\n"
+     "Returns str | int | uuid.UUID. Masks an int (mode u63, 1..2**63-1) or a uuid.UUID (u128; v7 "
+     "for a UUIDv7 "
      "under 'auto') with the primary key, or the key key_id names. form='public' gives the "
      "short text ID; form='raw' the masked int or uuid.UUID."},
     {"unmask",
      reinterpret_cast<PyCFunction>(
          reinterpret_cast<void (*)()>(keyring_call<&MaskKeyring::unmask>)),
      METH_FASTCALL | METH_KEYWORDS,
-     "unmask(value, *, mode='auto', alphabet='base58', key_id=None) -> int | uuid.UUID\n\nA "
-     "public ID (str) back to its int or uuid.UUID with the key it names (mode and key_id, when "
-     "given, must match it); a raw masked int or uuid.UUID back with the primary key or key_id."},
+     "unmask($self, value, /, *, mode='auto', form=None, alphabet='base58', key_id=None)\n--\n\n"
+     "Returns int | uuid.UUID. A public ID (str) back to its int or uuid.UUID with the key it "
+     "names (mode and key_id, when given, must match it); a raw masked int or uuid.UUID back "
+     "with the primary key or key_id. form ('public' or 'raw'), when given, says which the "
+     "value must be."},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
@@ -932,6 +1034,9 @@ PYBIND11_MODULE(_idforge, m) {
       "A node ID that does not fit the layout's node bits.");
   add(g_exc.argument, "InvalidArgumentError", g_exc.base, PyExc_ValueError,
       "An argument that breaks a stated rule.");
+  add(g_exc.option, "UnknownOptionError", g_exc.argument, PyExc_TypeError,
+      "A keyword the call does not take (the message names it, the options taken and the one "
+      "meant); a TypeError too, as Python's own unexpected-keyword error is.");
   add(g_exc.mask_key, "MaskKeyError", g_exc.argument, nullptr,
       "A masking key missing, malformed or not in the keyring (the message never shows a "
       "secret).");
@@ -959,9 +1064,12 @@ PYBIND11_MODULE(_idforge, m) {
   // (calling a member function on it crashed the interpreter).
   py::class_<Snowflake> snowflake(m, "Snowflake");
   snowflake
-      .def(py::init<const py::object&, const py::object&, const py::object&>(),
+      .def(py::init<const py::object&, const py::object&, const py::object&, const py::kwargs&>(),
            py::arg("layout") = "twitter", py::kw_only(), py::arg("node") = py::none(),
-           py::arg("lease_store") = py::none())
+           py::arg("lease_store") = py::none(),
+           "Snowflake(layout='twitter', *, node=None, lease_store=None): node alone is a fixed "
+           "node, lease_store alone leases any free node, both register exactly that node. Any "
+           "other keyword is refused (UnknownOptionError naming it and the options taken).")
       .def(
           "next_batch",
           [](py::handle self, const py::object& n) { return initialised(self).next_batch(n); },
@@ -1011,9 +1119,10 @@ PYBIND11_MODULE(_idforge, m) {
           "primary_key_id", [](const MaskKeyring& k) { return k.key_ids().front(); },
           "The ID of the key that masks.")
       .def("read_public_id", &MaskKeyring::read_public_id, py::arg("text"), py::kw_only(),
-           py::arg("alphabet") = "base58",
+           py::arg("mode") = "auto", py::arg("alphabet") = "base58", py::arg("key_id") = py::none(),
            "What a public ID holds: {'mode': 'u63'|'u128'|'v7', 'key_id': int, 'value': int | "
-           "uuid.UUID}.")
+           "uuid.UUID}. mode and key_id, when given, must match the ID's; any other keyword is "
+           "refused (UnknownOptionError).")
       .def("__repr__", [](const MaskKeyring& k) {
         std::string ids;
         for (unsigned id : k.key_ids()) ids += (ids.empty() ? "" : ", ") + std::to_string(id);

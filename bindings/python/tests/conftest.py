@@ -1,11 +1,20 @@
 """Shared fixtures: a scratch lease folder, and the idforge CLI (IDFORGE_CLI, set by ctest)
-for the tests that compare messages and JSON with it."""
+for the tests that compare messages and JSON with it. Every test runs with IDFORGE_LEASE_DIR
+set to a folder of its own: a fixed node (node=N, no lease store) is registered there, so
+the tests neither write into the folder they run in nor see each other's marks."""
 
 import os
 import shutil
 import subprocess
 
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def default_lease_dir(tmp_path, monkeypatch):
+    d = tmp_path / "default-leases"
+    monkeypatch.setenv("IDFORGE_LEASE_DIR", str(d))
+    return str(d)
 
 
 @pytest.fixture
