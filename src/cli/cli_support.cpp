@@ -31,10 +31,11 @@ void take_ids_as_written(CLI::App* cmd, const std::string& what) {
 std::vector<std::string> ids_as_written(CLI::App* cmd) {
   std::vector<std::string> ids = cmd->remaining();
   // "-5" is a number a user wants decoded (and told why it is not an ID), not an option;
-  // anything else that starts with '-' is an option this command does not have.
+  // anything else that starts with '-' is an option this command does not have, named
+  // without what follows '=' ("--key=1:<hex>" may carry a secret that must not be echoed).
   for (const std::string& id : ids)
     if (id.starts_with('-') && !(id.size() > 1 && id[1] >= '0' && id[1] <= '9'))
-      throw CLI::ExtrasError({id});
+      throw CLI::ExtrasError({id.substr(0, id.find('='))});
   ids.insert(ids.end(), g_after_marker.begin(), g_after_marker.end());
   if (ids.empty()) throw CLI::RequiredError("an ID");
   return ids;

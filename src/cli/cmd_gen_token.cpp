@@ -1,6 +1,7 @@
 // `idforge gen token`: random tokens for secrets (reset links, API keys), never time-based IDs.
 #include <fmt/core.h>
 
+#include <limits>
 #include <memory>
 
 #include "cli_support.hpp"
@@ -39,8 +40,10 @@ void add_gen_token(CLI::App& gen) {
   cmd->add_option("--bits", a->bits,
                   "Random bits in each token (128..4096), rounded up: to whole characters "
                   "(base62, 5.95 bits each) or whole bytes (base64url)")
-      // Decimal digits only; the range and its reason come from random_token (128..4096).
-      ->transform(whole_number(0, 1'000'000).description(""))
+      // Decimal digits only; the range and its reason come from random_token (128..4096),
+      // for any count that fits; a larger one is named with the same rule.
+      ->transform(
+          whole_number(0, std::numeric_limits<unsigned>::max(), "128 to 4096").description(""))
       ->capture_default_str();
   cmd->add_option("--encoding", a->encoding,
                   "base62 (0-9A-Za-z) or base64url (RFC 4648, no padding)")

@@ -17,6 +17,8 @@
 #include "idforge/error.hpp"
 #include "idforge/mask_keyring.hpp"
 #include "idforge/public_id.hpp"
+#include "option_checks.hpp"
+#include "secrets.hpp"
 
 namespace idforge::cli {
 namespace {
@@ -30,20 +32,52 @@ struct MaskArgs {
   int key_id = -1;
   bool json = false;
   int new_key = -1;
+  std::string out;  // --new-key --out FILE
 };
 
+// The keyring: --key-file (never empty: its check refuses ""), else the file
+// IDFORGE_MASK_KEY_FILE names, else the entries in IDFORGE_MASK_KEYS. A path that is a key
+// pasted in its place is refused without being shown; a file others can read is used, with
+// a warning.
 MaskKeyring load_keys(const MaskArgs& a) {
-  if (!a.key_file.empty()) return MaskKeyring::load_file(a.key_file);
-  const auto set = [](const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v;
-  };
-  if (!set(kMaskKeyFileEnv) && !set(kMaskKeysEnv))
+  if (!a.key_file.empty()) {
+    warn_if_readable_by_others(a.key_file);
+    return MaskKeyring::load_file(a.key_file);
+  }
+  if (const char* file = std::getenv(kMaskKeyFileEnv); file && *file) {
+    check_key_file(file, kMaskKeyFileEnv);
+    return MaskKeyring::load_file(file);
+  }
+  if (const char* keys = std::getenv(kMaskKeysEnv); !keys || !*keys)
     throw CommandFailure{fmt::format(
         "no mask key: give --key-file PATH, or set {} to a keyring file or {} to ID:SECRET entries "
-        "(make a key with `idforge mask --new-key ID`)",
+        "(make a keyring with `idforge mask --new-key ID --out FILE`)",
         kMaskKeyFileEnv, kMaskKeysEnv)};
   return MaskKeyring::from_environment();
+}
+
+// A --key-file value: a path, not empty (which would quietly fall back to the environment)
+// and not a key put where the path belongs (which must not be echoed).
+CLI::Validator key_file_path() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v.empty())
+          return fmt::format(
+              "is empty; give a keyring file's path, or leave --key-file out to use {} or {}",
+              kMaskKeyFileEnv, kMaskKeysEnv);
+        return key_file_problem(v);
+      },
+      "PATH", "key_file_path");
+}
+
+// The arguments after the options: "--" ends the options, so a value starting with '-' can
+// be given; none at all is left to the caller to judge.
+std::vector<std::string> values_of(CLI::App* cmd) {
+  try {
+    return ids_as_written(cmd);
+  } catch (const CLI::RequiredError&) {
+    return {};
+  }
 }
 
 std::optional<MaskMode> mode_option(const std::string& mode) {
@@ -86,9 +120,19 @@ void for_each_input(const std::vector<std::string>& inputs, Line line, const cha
 void run_mask(const MaskArgs& a) {
   if (a.new_key >= 0) {
     if (!a.values.empty()) throw CommandFailure{"--new-key makes a key; it takes no values", 2};
-    fmt::print("{}\n", new_mask_key_line(static_cast<unsigned>(a.new_key)));
+    const std::string line = new_mask_key_line(static_cast<unsigned>(a.new_key)) + "\n";
+    if (!a.out.empty()) {
+      write_new_private_file(a.out, line);
+      return;
+    }
+    // `> mask.keys` makes the file with the shell's umask (0644 as a rule): say so, since
+    // the redirect is out of this program's hands.
+    warn_if_stdout_readable_by_others(
+        "make the keyring with `idforge mask --new-key ID --out FILE` (created 0600)");
+    fmt::print("{}", line);
     return;
   }
+  if (!a.out.empty()) throw CommandFailure{"--out writes a new key; it needs --new-key ID", 2};
   if (a.values.empty()) throw CommandFailure{"mask needs at least one value (or --new-key ID)", 2};
   const std::optional<MaskMode> mode = mode_option(a.mode);
   const bool raw = raw_form(a.form);
@@ -178,11 +222,13 @@ void add_common_options(CLI::App* cmd, MaskArgs& a) {
       ->capture_default_str()
       ->check(CLI::IsMember({"base58", "base62"}));
   cmd->add_option("--key-file", a.key_file,
-                  "Keyring file of ID:SECRET lines (default: the file $IDFORGE_MASK_KEY_FILE, else "
-                  "the entries in $IDFORGE_MASK_KEYS)");
+                  "Keyring file of ID:SECRET lines, mode 0600 (default: the file "
+                  "$IDFORGE_MASK_KEY_FILE, else the entries in $IDFORGE_MASK_KEYS)")
+      ->check(key_file_path());
+  // Decimal digits only: CLI11 alone would read 0x1 as 1 and 010 as 8.
   cmd->add_option("--key-id", a.key_id,
                   "Use this key of the keyring (default: the first, the primary)")
-      ->check(CLI::Range(0, static_cast<int>(MaskKey::kMaxId)));
+      ->transform(whole_number(0, MaskKey::kMaxId));
   cmd->add_flag("--json", a.json, "One JSON object per ID");
 }
 
@@ -193,22 +239,35 @@ void add_mask_commands(CLI::App& app) {
   CLI::App* mask = app.add_subcommand("mask",
                                       "Public IDs that leak nothing: mask integers (u63), UUIDs "
                                       "(u128) and UUIDv7s (as v4) with a key");
-  mask->add_option("values", margs->values, "Values: decimal integers 1..2^63-1 or UUIDs");
+  take_ids_as_written(mask, "values to mask: decimal integers 1..2^63-1 or UUIDs");
   add_common_options(mask, *margs);
   mask->add_option("--new-key", margs->new_key,
                    "Print a fresh keyring line ID:SECRET for key ID and exit")
-      ->check(CLI::Range(0, static_cast<int>(MaskKey::kMaxId)));
-  mask->callback([margs] { run_mask(*margs); });
+      ->transform(whole_number(0, MaskKey::kMaxId));
+  mask->add_option("--out", margs->out,
+                   "With --new-key: write the line to FILE, a new file created 0600 (an existing "
+                   "one is refused); the way to make a keyring")
+      ->type_name("FILE")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.empty() ? std::string("is empty; give the new keyring file's path")
+                             : std::string();
+          },
+          "FILE", "new_file_path"));
+  mask->callback([margs, mask] {
+    margs->values = values_of(mask);
+    run_mask(*margs);
+  });
 
   auto uargs = std::make_shared<MaskArgs>();
   CLI::App* unmask =
       app.add_subcommand("unmask", "Public IDs (or raw masked values) back to the internal keys");
-  unmask
-      ->add_option("ids", uargs->values,
-                   "Public IDs, or with --form raw masked numbers; masked UUIDs")
-      ->required();
+  take_ids_as_written(unmask, "public IDs, or with --form raw masked numbers; masked UUIDs");
   add_common_options(unmask, *uargs);
-  unmask->callback([uargs] { run_unmask(*uargs); });
+  unmask->callback([uargs, unmask] {
+    uargs->values = ids_as_written(unmask);
+    run_unmask(*uargs);
+  });
 }
 
 }  // namespace idforge::cli

@@ -22,6 +22,7 @@
 #include "option_checks.hpp"
 #include "output.hpp"
 #include "printable.hpp"
+#include "sequence_names.hpp"
 #include "stop_signals.hpp"
 
 namespace idforge::cli {
@@ -43,6 +44,7 @@ void add_store_option(CLI::App* cmd, SeqArgs& a) {
 }
 
 void run_next(const SeqArgs& a) {
+  check_name_option(a.name);
   ticket::StoreOptions so;
   so.create = false;  // only `seq create` makes a store
   auto store = ticket::open_segment_store(a.store, so);
@@ -125,6 +127,7 @@ void run_next(const SeqArgs& a) {
 }
 
 void run_create(const SeqArgs& a) {
+  check_name_option(a.name);
   auto store = ticket::open_segment_store(a.store);
   store->create(a.name, a.start, a.step);
   print_out("created sequence '{}' in {}: first value {}, step {}\n", a.name, store->describe(),

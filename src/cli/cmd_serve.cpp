@@ -31,6 +31,7 @@
 #include "idforge/server/snowflake_kind.hpp"
 #include "idforge/server/text_kinds.hpp"
 #include "output.hpp"
+#include "secrets.hpp"
 #ifdef IDFORGE_SERVER_HAVE_SIM
 #include "idforge/server/sim.hpp"
 #endif
@@ -162,7 +163,11 @@ void run_serve(const ServeArgs& a) {
   }
   server::apply_environment(config);
   for (const auto& [k, v] : a.flags) server::apply_setting(config, k, v);
+  if (a.flags.contains("token"))
+    warn_secret_on_command_line("--token",
+                                "set IDFORGE_TOKEN or token= in the --config file instead");
   check_lease_store(config);
+  if (!config.mask_key_file.empty()) check_key_file(config.mask_key_file, "mask-key-file");
 
   const Layout layout = layout_from_option(config.layout);
   // Waiting threads sleep rather than spin: under load other requests keep the sequence
@@ -180,6 +185,8 @@ void run_serve(const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   server::Server srv(config);
+  // Lease and readiness events, one line each on stderr (--log-format json for collectors).
+  server::EventLog events(config.log_format);
   std::stop_source stop;
   std::atomic<int> got_signal{0};
   std::atomic<bool> starting{true};
@@ -282,6 +289,10 @@ void run_serve(const ServeArgs& a) {
       "idforge serve: layout {}, {}, {}; stop with Ctrl-C", layout.name(), node_text,
       srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root()));
 
+  // Events from here on: the "listening on" line stays the first a supervisor reads.
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  if (binding) binding->log_events_to(events);
+#endif
   srv.run();
   waiter.finish();
 #ifdef IDFORGE_SERVER_HAVE_LEASE

@@ -2,6 +2,7 @@
 // MariaDB.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "idforge/ticket/ticket_set.hpp"
 #include "option_checks.hpp"
 #include "output.hpp"
+#include "sequence_names.hpp"
 #include "stop_signals.hpp"
 
 namespace idforge::cli {
@@ -42,6 +44,7 @@ std::vector<std::string> split(const std::string& list) {
 }
 
 std::vector<std::unique_ptr<ticket::TicketServer>> open_servers(const TicketArgs& a) {
+  check_name_option(a.name);  // before any server is asked, and never echoed whole
   ticket::DbTimeouts t;
   t.statement_ms = a.timeout_ms;
   t.connect_ms = a.timeout_ms;
@@ -169,10 +172,22 @@ void run_resize(const TicketArgs& a) {
   print_report(a, rep, servers);
 }
 
+// Exit 0 when at least one listed server answered (the others are reported as
+// unreachable), 1 when none did: a script that checks the exit code must not take "every
+// server down" for a healthy set.
 void run_status(const TicketArgs& a) {
   auto servers = open_servers(a);
-  const std::string text = ticket::format_ticket_set(checked_status(a, servers));
-  write_out(text);
+  const ticket::SetStatus st = checked_status(a, servers);
+  write_out(ticket::format_ticket_set(st));
+  const bool any_answered =
+      std::any_of(st.servers.begin(), st.servers.end(),
+                  [](const ticket::ServerStatus& s) { return s.error.empty(); });
+  if (!any_answered)
+    throw CommandFailure{
+        (st.servers.size() == 1
+             ? std::string("the listed server did not answer")
+             : fmt::format("none of the {} listed servers answered", st.servers.size())) +
+        "; the set's state is unknown"};
 }
 
 }  // namespace

@@ -22,7 +22,11 @@ bool all_digits(std::string_view s) {
 }  // namespace
 
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
-  const std::string range = fmt::format("{} to {}", lo, hi);
+  return whole_number(lo, hi, fmt::format("{} to {}", lo, hi));
+}
+
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, std::string expected) {
+  const std::string range = std::move(expected);
   return CLI::Validator(
       [lo, hi, range](std::string& v) -> std::string {
         if (!all_digits(v)) return in_quotes(v) + " is not a whole number (expected " + range + ")";

@@ -9,11 +9,17 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <string>
 
 namespace idforge::cli {
 
 /// A whole number of decimal digits (no sign) from lo to hi; use with Option::transform.
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
+
+/// The same, with expected ("128 to 4096") in place of "lo to hi" in its messages: for an
+/// option whose own rule is narrower and checked later with its reason, so that no message
+/// names a range wider than the rule.
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi, std::string expected);
 
 /// A whole number of decimal digits, with '-' where lo < 0, from lo to hi; use with
 /// Option::transform.

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <limits>
+#include <vector>
 
 #include "idforge/clock.hpp"
 #include "idforge/error.hpp"
@@ -221,11 +222,48 @@ struct SpecParser {
     }
   }
 
+  // The key a spelling sets: an alias is the same key ("seq" and "sequence"), and "signed"
+  // and "unsigned" are two values of one.
+  static std::string_view canonical(std::string_view key) {
+    if (key == "datacenter") return "dc";
+    if (key == "sequence") return "seq";
+    if (key == "unsigned") return "signed";
+    return key;
+  }
+
+  // Each key once: "time=41,time=40" is a paste or a merge gone wrong, and the last one
+  // silently winning would hide it (lease store URLs refuse a repeated key the same way).
+  // "node" sets the whole node field, so it goes with neither "dc" nor "worker".
+  struct SeenKeys {
+    const SpecParser& p;
+    std::vector<std::string_view> written;  // each key as the spec spells it
+
+    void add(std::string_view key, std::size_t pos) {
+      const std::string_view k = canonical(key);
+      for (const std::string_view w : written) {
+        const std::string_view c = canonical(w);
+        if (c == k) {
+          const std::string both =
+              w == key ? std::string()
+                       : " (as '" + std::string(w) + "' and '" + std::string(key) + "')";
+          p.fail(pos, "key '" + std::string(w) + "' is given twice" + both + "; give it once");
+        }
+        const bool node_with_part = (c == "node" && (k == "dc" || k == "worker")) ||
+                                    (k == "node" && (c == "dc" || c == "worker"));
+        if (node_with_part)
+          p.fail(pos, "'" + std::string(w) + "' and '" + std::string(key) +
+                          "' both set the node bits; give 'node', or 'dc' and 'worker'");
+      }
+      written.push_back(key);
+    }
+  };
+
   LayoutFields parse() const {
     LayoutFields f;
     bool named = false, modified = false, explicit_name = false;
     std::size_t start = 0;
     bool first = true;
+    SeenKeys seen{*this, {}};
     while (start <= spec.size()) {
       std::size_t end = spec.find(',', start);
       if (end == std::string_view::npos) end = spec.size();
@@ -234,6 +272,7 @@ struct SpecParser {
       if (tok.empty()) fail(start, "empty field");
       if (eq == std::string_view::npos) {
         if (tok == "signed" || tok == "unsigned") {
+          seen.add(tok, start);
           f.is_signed = tok == "signed";
         } else if (first && preset_fields(tok, f)) {
           named = true;
@@ -274,6 +313,7 @@ struct SpecParser {
                           "' (known: time, dc, worker, node, seq, tick, epoch, order, name, "
                           "signed, unsigned)");
         }
+        seen.add(key, start);  // a known key: an unknown one was refused above
         if (key == "name")
           explicit_name = true;
         else

@@ -105,6 +105,8 @@ TEST(SeqCli, ErrorsExitOneWithAMessage) {
   EXPECT_NE(r.err.find("--step: '-5' is out of range (expected 1 to 68719476736)"),
             std::string::npos)
       << r.err;
+  // A bad name is refused before the store is opened, so none was made above.
+  ASSERT_EQ(test::run_idforge({"seq", "create", "other", store}).exit_code, 0);
   r = test::run_idforge({"seq", "next", "missing", store});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("idforge seq create missing"), std::string::npos) << r.err;
