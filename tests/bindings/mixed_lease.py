@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""One lease space across languages: `idforge serve` (C++), a Python process and a Node
-process lease Snowflake node IDs from the same store at the same time, must hold distinct
-ones, and together issue no duplicate in a bounded hunt.
+"""One lease space across languages: `idforge serve` (C++), a Python process, a Node
+process and a SQLite connection (the extension, loaded into Python's sqlite3) lease Snowflake
+node IDs from the same store at the same time, must hold distinct ones, and together issue
+no duplicate in a bounded hunt.
 
-usage: mixed_lease.py IDFORGE_CLI PYTHONPATH NODE_ADDON NODE
+usage: mixed_lease.py IDFORGE_CLI PYTHONPATH NODE_ADDON NODE SQLITE_EXTENSION
+(SQLITE_EXTENSION "": a build without the extension; SQLite is left out)
 
 Stores: a fresh file: folder always; Redis too when IDFORGE_REDIS_URL is set (with a key
 prefix of this run's own). IDFORGE_REQUIRE_SERVICES=1 makes a missing IDFORGE_REDIS_URL a
@@ -19,7 +21,7 @@ import tempfile
 import threading
 import urllib.request
 
-CLI, PYPATH, ADDON, NODE = sys.argv[1:5]
+CLI, PYPATH, ADDON, NODE, SQLITE_EXT = sys.argv[1:6]
 PER_PROCESS = 200_000  # IDs each process issues in the hunt
 BATCH = 10_000         # the service's largest count per request
 TIMEOUT_S = 120        # every wait of the hunt is bounded by this
@@ -38,6 +40,27 @@ while len(ids) < n:
 with open(out, "w") as f:
     f.write("\n".join(map(str, ids)))
 s.close()
+"""
+
+# SQLite: idforge_node('URL') leases a free node for the connection; snowflake() issues.
+SQLITE_WORKER = r"""
+import sqlite3, sys
+ext, url, out, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+db = sqlite3.connect(":memory:")
+db.enable_load_extension(True)
+db.load_extension(ext)
+db.enable_load_extension(False)
+print("node", db.execute("SELECT idforge_node(?, 'twitter')", (url,)).fetchone()[0], flush=True)
+sys.stdin.readline()
+ids = []
+while len(ids) < n:
+    k = min(10000, n - len(ids))
+    ids += [r[0] for r in db.execute(
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?) "
+        "SELECT snowflake() FROM c", (k,))]
+with open(out, "w") as f:
+    f.write("\n".join(map(str, ids)))
+db.close()
 """
 
 NODE_WORKER = r"""
@@ -85,12 +108,19 @@ def hunt(url, scratch):
         base = line.split("listening on ", 1)[1].strip()
 
         py_out, js_out = os.path.join(scratch, "python.ids"), os.path.join(scratch, "node.ids")
+        sq_out = os.path.join(scratch, "sqlite.ids")
         py = subprocess.Popen(["/usr/bin/python3", "-c", PY_WORKER, url, py_out, str(PER_PROCESS)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         procs.append(py)
         js = subprocess.Popen([NODE, "-e", NODE_WORKER, url, js_out, str(PER_PROCESS)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         procs.append(js)
+        sq = None
+        if SQLITE_EXT:
+            sq = subprocess.Popen(["/usr/bin/python3", "-c", SQLITE_WORKER, SQLITE_EXT, url,
+                                   sq_out, str(PER_PROCESS)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+            procs.append(sq)
         py_node = int(read_line(py, "python worker").split()[1])
         js_node = int(read_line(js, "node worker").split()[1])
 
@@ -99,18 +129,21 @@ def hunt(url, scratch):
         first = fetch(base, 1)
         serve_node = decompose_node(first[0])
         nodes = {"idforge serve": serve_node, "python": py_node, "node": js_node}
+        if sq:
+            nodes["sqlite"] = int(read_line(sq, "sqlite worker").split()[1])
         print(f"mixed_lease: nodes {nodes}")
-        if len(set(nodes.values())) != 3:
+        if len(set(nodes.values())) != len(nodes):
             fail(f"two processes hold the same node ID from {url}: {nodes}")
 
-        for p in (py, js):
+        workers = [(py, "python worker"), (js, "node worker")] + ([(sq, "sqlite worker")] if sq else [])
+        for p, _ in workers:
             p.stdin.write("go\n")
             p.stdin.flush()
         # The service issues while the other two do.
         fetcher = threading.Thread(target=lambda: serve_ids.extend(
             i for _ in range(PER_PROCESS // BATCH) for i in fetch(base, BATCH)))
         fetcher.start()
-        for p, name in ((py, "python worker"), (js, "node worker")):
+        for p, name in workers:
             if p.wait(timeout=TIMEOUT_S) != 0:
                 fail(f"{name} exited with {p.returncode}")
         fetcher.join(TIMEOUT_S)
@@ -119,6 +152,8 @@ def hunt(url, scratch):
         serve_ids = first + serve_ids
 
         every = {"idforge serve": serve_ids, "python": read_ids(py_out), "node": read_ids(js_out)}
+        if sq:
+            every["sqlite"] = read_ids(sq_out)
         total = 0
         seen = set()
         for name, ids in every.items():
@@ -132,7 +167,7 @@ def hunt(url, scratch):
             total += len(ids)
             seen.update(ids)
         duplicates = total - len(seen)
-        print(f"mixed_lease: {total} IDs from C++, Python and Node on one store, {duplicates} duplicates")
+        print(f"mixed_lease: {total} IDs from {', '.join(every)} on one store, {duplicates} duplicates")
         if duplicates:
             fail(f"{duplicates} duplicate IDs across languages on {url}")
     finally:

@@ -5,6 +5,8 @@
 
 #include <sqlite3ext.h>
 
+#include "idforge/idforge.h"
+
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -21,6 +23,26 @@ class ArgumentError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// A C ABI call that failed (idforge.h): what() is idforge_last_error()'s message, the words
+/// the CLI prints; status() says which kind of failure.
+class CallError : public std::runtime_error {
+ public:
+  CallError(idforge_status status, const char* message)
+      : std::runtime_error(message), status_(status) {}
+  idforge_status status() const noexcept { return status_; }
+
+ private:
+  idforge_status status_;
+};
+
+/// Throws CallError with the calling thread's last C ABI message unless status is IDFORGE_OK
+/// (std::bad_alloc for IDFORGE_E_OUT_OF_MEMORY, so the guard answers SQLite's own NOMEM).
+inline void ok(idforge_status status) {
+  if (status == IDFORGE_OK) return;
+  if (status == IDFORGE_E_OUT_OF_MEMORY) throw std::bad_alloc();
+  throw CallError(status, idforge_last_error());
+}
 
 /// Sets "FUNCTION(): message" as the call's error. Bytes that are not valid UTF-8, and control
 /// characters, are written as \xNN: SQLite hands error text on as UTF-8 to every caller.

@@ -9,9 +9,10 @@
 //    (id TEXT PRIMARY KEY DEFAULT (uuid7())) even with PRAGMA trusted_schema=OFF.
 //  - Conversions (uuid_str, uuid_blob, idforge_inspect): SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
 //    pure functions of their arguments, usable in indexes, CHECK and generated columns.
-//  - idforge_node(N | URL [, layout]): SQLITE_DIRECTONLY. It changes the connection's state and,
-//    with a lease URL, opens files or connects to a store: only the SQL a program runs itself may
-//    do that, never a trigger or a view of a database file someone else wrote.
+//  - idforge_node(N | URL [, layout] [, store URL]): SQLITE_DIRECTONLY. It changes the
+//    connection's state and opens files (the lease folder beside the database, or a store's)
+//    or connects to a store: only the SQL a program runs itself may do that, never a trigger or
+//    a view of a database file someone else wrote.
 //  - idforge_mask, idforge_unmask: neither DETERMINISTIC nor INNOCUOUS. Their result depends on
 //    the connection's keyring, which idforge_mask_keys() or a rotation changes, so an index,
 //    CHECK or generated column on them would go stale (SQLite would call the index corrupt).
@@ -62,9 +63,8 @@ constexpr Entry kPure[] = {
 // SQLite when the connection closes or the function is replaced.
 constexpr Entry kStateful[] = {
     {"idforge_node", 0, kGenerator, set_node},  // reads the node: harmless anywhere
-    {"idforge_node", 1, kSetter, set_node},
-    {"idforge_node", 2, kSetter, set_node},
-    {"snowflake", 0, kGenerator, snowflake},
+    {"idforge_node", 1, kSetter, set_node},    {"idforge_node", 2, kSetter, set_node},
+    {"idforge_node", 3, kSetter, set_node},    {"snowflake", 0, kGenerator, snowflake},
 };
 
 // Functions that share the connection's masking keyring: the value, then optional mode, form,

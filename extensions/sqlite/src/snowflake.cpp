@@ -1,8 +1,16 @@
-// idforge_node() and snowflake(): the node ID is chosen once per connection; the generator
-// behind it is one for the whole process per (layout, node ID), so two connections (on any
-// threads) that choose the same node share one sequence and never collide. Two processes that
-// choose the same node ID would collide: that is what distinct node IDs or a lease URL
-// (idforge_node('file:DIR'), the stores of docs/LEASES.md) are for.
+// idforge_node() and snowflake() on the C ABI's Snowflake handles (idforge.h). Every node is
+// held in a lease store, so two processes can never issue with the same node at once:
+//  - idforge_node(N [, layout]) takes node N in the lease folder beside the database file,
+//    file:<database file>-idforge (a flock per node, and the node's high-water mark, so a
+//    restart with the clock behind waits or refuses instead of issuing again). A database with
+//    no file (in memory, temporary) has nowhere to lock N and is refused, saying how to give
+//    a folder;
+//  - idforge_node(N, 'store URL') and idforge_node(N, layout, 'store URL') take node N in that
+//    store;
+//  - idforge_node('store URL' [, layout]) leases any free node from the store.
+// The handle behind a node is one for the whole process per node, so two connections (on any
+// threads) that choose the same node share one sequence and never collide; it is freed, the
+// node released with its mark, when the last connection that uses it closes or picks another.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -14,23 +22,32 @@
 #include "functions.hpp"
 #include "idforge/detail/fork_epoch.hpp"
 #include "idforge/error.hpp"
-#include "idforge/snowflake_generator.hpp"
 #include "idforge/snowflake_layout.hpp"
-#ifdef IDFORGE_SQLITE_WITH_COORD
-#include "idforge/coord/lease.hpp"
-#include "idforge/coord/lease_url.hpp"
-#include "idforge/coord/leased_generator.hpp"
-#endif
 
 namespace idforge::sqlite {
 
-/// What snowflake() draws from on one connection: at most one of the two is set.
+/// A C ABI Snowflake handle and the node it holds, shared by the connections that issue with
+/// it. Freeing it releases the node and stores its mark; in a forked child it leaves the
+/// parent's lease alone.
+class Generator {
+ public:
+  Generator(idforge_snowflake* handle, std::uint64_t node) noexcept
+      : handle_(handle), node_(node) {}
+  ~Generator() { idforge_snowflake_free(handle_); }
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  idforge_snowflake* handle() const noexcept { return handle_; }
+  std::uint64_t node() const noexcept { return node_; }
+
+ private:
+  idforge_snowflake* handle_;
+  std::uint64_t node_;
+};
+
+/// What snowflake() draws from on one connection (null: no node chosen yet).
 struct Connection {
-  SharedSnowflakeGenerator* fixed =
-      nullptr;  // from fixed_generator(): lives as long as the process
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  std::shared_ptr<coord::LeasedSnowflakeGenerator> leased;
-#endif
+  std::shared_ptr<Generator> generator;
 };
 
 namespace {
@@ -40,41 +57,35 @@ using ConnectionRef = std::shared_ptr<Connection>;
 constexpr const char* kStores =
     "file:DIR, redis://HOST:PORT, etcd://HOST:PORT, static:N?state=DIR (docs/LEASES.md)";
 
-// A statement waits for the next tick only within a second: a layout with a longer tick (up to
-// a day) answers counter_exhausted naming the wait instead of holding the connection, as the C
-// ABI does.
-SnowflakePolicy policy() {
-  SnowflakePolicy p;
-  p.max_sequence_wait_ms = 1000;
-  return p;
-}
-
 // A layout as messages show it: its name and its canonical spec.
 std::string layout_shown(const Layout& layout) {
   return "'" + layout.name() + "' (" + layout.to_spec() + ")";
 }
 
+// Where a node's lease is asked for, for the registry and for messages.
+struct Source {
+  std::string store;         // the lease store URL handed to the C ABI
+  bool fixed = true;         // node N exactly; else a free node the store picks
+  bool beside_file = false;  // store is the folder beside the database file
+};
+
 // The per-process registry, keyed by node number: a node number issues from exactly one
-// generator in the process, whatever asked for it (idforge_node(N), or a lease URL whose store
-// handed out N). Two generators on one node would each start their sequence at 0 in the same
+// handle in the process, whatever asked for it (idforge_node(N), or a lease URL whose store
+// handed out N). Two handles on one node would each start their sequence at 0 in the same
 // millisecond, and two layouts on one node can put the same bits in the same place (twitter and
-// 'twitter,node=10', or an epoch a few ms apart), so their IDs could be equal.
-//
-// A fixed node's generator is never destroyed: one made anew for a node that issued earlier in
-// this process could repeat the last millisecond's IDs, so once idforge_node(N) has run, N keeps
-// that layout for the life of the process. A leased generator is released (its high-water mark
-// stored) when the last connection that uses it closes or picks another node; its entry goes
-// with it. A lease taken before fork() is not the child's: the child takes its own.
+// 'twitter,node=10', or an epoch a few ms apart), so their IDs could be equal; and a node held
+// in one store but issued into a database whose folder does not hold it could be taken there
+// by another process. An entry goes when its handle does. A lease taken before fork() is not
+// the child's: the child takes its own; a fixed node from before fork() is shared in the child
+// only to refuse there (the parent keeps issuing with it).
 struct NodeEntry {
-  NodeEntry(std::uint64_t n, Layout l) : node(n), layout(std::move(l)) {}
+  NodeEntry(std::uint64_t n, Layout l, Source s)
+      : node(n), layout(std::move(l)), source(std::move(s)) {}
   std::uint64_t node;
   Layout layout;
-  std::string url;  // the lease URL as given; empty for a fixed node
-  SharedSnowflakeGenerator* fixed = nullptr;
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  std::uint64_t fork_epoch = 0;
-  std::weak_ptr<coord::LeasedSnowflakeGenerator> leased;
-#endif
+  Source source;
+  std::uint64_t fork_epoch = detail::fork_epoch();
+  std::weak_ptr<Generator> generator;
 };
 
 struct Registry {
@@ -87,23 +98,21 @@ Registry& registry() {
   return *r;
 }
 
-// Drops the entries of released leases and of leases from before fork(); the caller holds the
+// Drops the entries of freed handles, and of leases from before fork(); the caller holds the
 // mutex.
 void prune(Registry& r) {
-#ifdef IDFORGE_SQLITE_WITH_COORD
   const std::uint64_t epoch = detail::fork_epoch();
   std::erase_if(r.entries, [&](const NodeEntry& e) {
-    return !e.fixed && (e.leased.expired() || e.fork_epoch != epoch);
+    return e.generator.expired() || (!e.source.fixed && e.fork_epoch != epoch);
   });
-#else
-  (void)r;
-#endif
 }
 
-// Where a node's generator came from, for messages.
+// Where a node's handle came from, for messages.
 std::string source_of(const NodeEntry& e) {
-  if (e.fixed) return "idforge_node(" + std::to_string(e.node) + ")";
-  return "lease URL '" + shown(e.url) + "'";
+  const std::string n = std::to_string(e.node);
+  if (e.source.beside_file) return "idforge_node(" + n + ")";
+  if (e.source.fixed) return "idforge_node(" + n + ", '" + shown(e.source.store) + "')";
+  return "lease URL '" + shown(e.source.store) + "'";
 }
 
 NodeEntry* entry_for_node(Registry& r, std::uint64_t node) {
@@ -121,45 +130,76 @@ NodeEntry* entry_for_node(Registry& r, std::uint64_t node) {
                   "the two could be equal; use another node ID for this layout");
 }
 
-Connection bind_fixed(const Layout& layout, std::uint64_t node) {
+[[noreturn]] void refuse_other_store(const NodeEntry& e, const Source& wanted) {
+  throw Error(errc::invalid_argument,
+              "node " + std::to_string(e.node) + " already issues in this process from " +
+                  source_of(e) + ", held in lease store '" + shown(e.source.store) +
+                  "'; this call would hold it in '" + shown(wanted.store) +
+                  "' instead, where another process could take it: one generator per node per "
+                  "process, held in one store; name that store (idforge_node(" +
+                  std::to_string(e.node) + ", '" + shown(e.source.store) +
+                  "')) or use another node ID");
+}
+
+// A C ABI handle for node (>= 0: exactly it; IDFORGE_NODE_ANY: a free one) in source.store.
+std::shared_ptr<Generator> open_handle(const Layout& layout, std::int64_t node,
+                                       const Source& source) {
+  idforge_snowflake* h = nullptr;
+  const idforge_status s =
+      idforge_snowflake_new(layout.to_spec().c_str(), node, source.store.c_str(), &h);
+  if (s == IDFORGE_E_LEASE_ERROR && source.beside_file) {
+    const std::string n = std::to_string(node);
+    throw CallError(
+        s, (std::string(idforge_last_error()) + "; idforge_node(" + n + ") holds node " + n +
+            " in the lease folder beside the database file: while another process "
+            "holds it, choose another node ID or lease a free one with "
+            "idforge_node('" +
+            source.store +
+            "'); where that folder cannot be used, give one: "
+            "idforge_node(" +
+            n + ", 'file:/path/to/folder')")
+               .c_str());
+  }
+  ok(s);
+  std::uint64_t got = 0;
+  if (const idforge_status n = idforge_snowflake_node(h, &got); n != IDFORGE_OK) {
+    idforge_snowflake_free(h);
+    ok(n);
+  }
+  return std::make_shared<Generator>(h, got);
+}
+
+std::shared_ptr<Generator> bind_fixed(const Layout& layout, std::uint64_t node, Source source) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   prune(r);
-  Connection c;
   if (NodeEntry* e = entry_for_node(r, node)) {
     if (!(e->layout == layout)) refuse_other_layout(*e, layout);
-    c.fixed = e->fixed;  // in a forked child a fixed generator refuses
-#ifdef IDFORGE_SQLITE_WITH_COORD
-    if (!c.fixed) c.leased = e->leased.lock();  // the lease of this node, shared
-#endif
-    return c;
+    if (e->source.store != source.store) refuse_other_store(*e, source);
+    if (auto g = e->generator.lock()) return g;  // in a forked child it refuses to issue
   }
-  auto gen = std::make_unique<SharedSnowflakeGenerator>(layout, node, policy());
-  NodeEntry entry(node, layout);
-  entry.fixed = gen.get();
+  auto g = open_handle(layout, static_cast<std::int64_t>(node), source);
+  NodeEntry entry(node, layout, std::move(source));
+  entry.generator = g;
   r.entries.push_back(std::move(entry));
-  c.fixed = gen.release();
-  return c;
+  return g;
 }
 
-#ifdef IDFORGE_SQLITE_WITH_COORD
-std::shared_ptr<coord::LeasedSnowflakeGenerator> bind_leased(const std::string& url,
-                                                             const Layout& layout) {
+std::shared_ptr<Generator> bind_leased(const std::string& url, const Layout& layout) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   prune(r);
   for (const NodeEntry& e : r.entries)
-    if (!e.fixed && e.url == url && e.layout == layout)
-      if (auto gen = e.leased.lock()) return gen;
-  coord::require_node_lock(coord::parse_lease_url(url));
-  auto gen = std::make_shared<coord::LeasedSnowflakeGenerator>(coord::open_lease_store(url), layout,
-                                                               policy());
-  const std::uint64_t node = gen->node();
+    if (!e.source.fixed && e.source.store == url && e.layout == layout)
+      if (auto g = e.generator.lock()) return g;
+  Source source{url, false, false};
+  auto g = open_handle(layout, IDFORGE_NODE_ANY, source);
+  const std::uint64_t node = g->node();
   if (const NodeEntry* e = entry_for_node(r, node)) {
     // Refused rather than shared: sharing would leave the lease held by no generator, and the
     // connection issuing on a node its store does not vouch for.
     const std::string other = source_of(*e);
-    gen.reset();  // releases the lease
+    g.reset();  // releases the lease
     throw Error(errc::invalid_argument,
                 "lease URL '" + shown(url) + "' acquired node " + std::to_string(node) +
                     ", which this process already issues from via " + other +
@@ -167,14 +207,11 @@ std::shared_ptr<coord::LeasedSnowflakeGenerator> bind_leased(const std::string& 
                     "every connection of the process the same source for a node (the same "
                     "lease URL, spelled the same, or the same node ID)");
   }
-  NodeEntry entry(node, layout);
-  entry.url = url;
-  entry.fork_epoch = detail::fork_epoch();
-  entry.leased = gen;
+  NodeEntry entry(node, layout, std::move(source));
+  entry.generator = g;
   r.entries.push_back(std::move(entry));
-  return gen;
+  return g;
 }
-#endif
 
 Connection& connection_of(sqlite3_context* ctx) {
   return **static_cast<ConnectionRef*>(sqlite3_user_data(ctx));
@@ -198,37 +235,64 @@ std::string_view without_nul(std::string_view text, const char* what, std::size_
   return text;
 }
 
-// Runs body; an Error that quotes text whole has it shortened to shown(text), so a 100 KB URL or
-// spec is not echoed in full (by the store or parser below, which cannot know the limit here).
+// message with text, wherever quoted whole, shortened to shown(text), so a 100 KB URL or spec
+// is not echoed in full (by the store or parser below, which cannot know the limit here).
+std::string with_text_shortened(std::string m, std::string_view text) {
+  const std::string short_text = shown(text);
+  for (std::size_t at = m.find(text); !text.empty() && at != std::string::npos;
+       at = m.find(text, at + short_text.size()))
+    m.replace(at, text.size(), short_text);
+  // Parts of text (a path, a value) may still be quoted whole: keep the head and the tail,
+  // where the cause is.
+  constexpr std::size_t kHead = 240, kTail = 160;
+  if (m.size() > kHead + kTail + 64)
+    m = m.substr(0, kHead) + " ... (" + std::to_string(m.size() - kHead - kTail) +
+        " bytes cut) ... " + m.substr(m.size() - kTail);
+  return m;
+}
+
+// Runs body; a message that quotes text whole has it shortened (with_text_shortened).
 template <class Body>
 auto quoting_shortened(std::string_view text, Body&& body) {
+  const auto long_text = [&](const char* what) {
+    return shown(text).size() < text.size() || std::string_view(what).size() >= 512;
+  };
   try {
     return body();
   } catch (const Error& e) {
-    const std::string short_text = shown(text);
-    if (short_text.size() >= text.size() && std::string_view(e.what()).size() < 512) throw;
-    std::string m = e.what();
-    for (std::size_t at = m.find(text); at != std::string::npos;
-         at = m.find(text, at + short_text.size()))
-      m.replace(at, text.size(), short_text);
-    // Parts of text (a path, a value) may still be quoted whole: keep the head and the tail,
-    // where the cause is.
-    constexpr std::size_t kHead = 240, kTail = 160;
-    if (m.size() > kHead + kTail + 64)
-      m = m.substr(0, kHead) + " ... (" + std::to_string(m.size() - kHead - kTail) +
-          " bytes cut) ... " + m.substr(m.size() - kTail);
-    throw Error(e.code(), m);
+    if (!long_text(e.what())) throw;
+    throw Error(e.code(), with_text_shortened(e.what(), text));
+  } catch (const CallError& e) {
+    if (!long_text(e.what())) throw;
+    throw CallError(e.status(), with_text_shortened(e.what(), text).c_str());
   }
 }
 
-Layout layout_arg(int argc, sqlite3_value** argv) {
-  if (argc < 2) return presets::twitter();
-  const std::string_view spec = without_nul(
-      text_arg(argv[1],
-               "the layout must be text: a preset name (twitter, discord, sonyflake, instagram, "
-               "baidu) or a spec"),
-      "the layout", kMaxSpecBytes);
+constexpr const char* kLayoutRule =
+    "the layout must be text: a preset name (twitter, discord, sonyflake, instagram, baidu) or "
+    "a spec";
+
+Layout parse_layout_arg(sqlite3_value* value) {
+  const std::string_view spec =
+      without_nul(text_arg(value, kLayoutRule), "the layout", kMaxSpecBytes);
   return quoting_shortened(spec, [&] { return parse_layout(spec); });
+}
+
+std::string store_arg(sqlite3_value* value) {
+  return std::string(without_nul(
+      text_arg(value, std::string("the lease store must be text: a URL such as ") + kStores),
+      "the lease URL", kMaxUrlBytes));
+}
+
+// Whether a second argument names a lease store rather than a layout: it starts with a scheme
+// ("file:", "redis:"), and a layout spec has '=' or ',' before any ':' (an epoch's time).
+bool names_store(sqlite3_value* value) {
+  if (sqlite3_value_type(value) != SQLITE_TEXT) return false;
+  const std::string_view t = text_arg(value, "");
+  const std::size_t colon = t.find(':');
+  return colon != std::string_view::npos && colon > 0 &&
+         t.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz") ==
+             std::string_view::npos;
 }
 
 bool all_digits(std::string_view text) {
@@ -236,41 +300,39 @@ bool all_digits(std::string_view text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-std::uint64_t node_of(const Connection& c) {
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  if (c.leased) return c.leased->node();
-#endif
-  return c.fixed->node();
+// The lease folder beside the connection's main database file, as a file: store URL.
+Source beside_database(sqlite3_context* ctx, std::uint64_t node) {
+  const std::string n = std::to_string(node);
+  const char* file = sqlite3_db_filename(sqlite3_context_db_handle(ctx), "main");
+  if (!file || !*file)
+    throw ArgumentError(
+        "node " + n +
+        ": this connection's database has no file (it is in memory or temporary), so there is "
+        "no folder beside it to lock node " +
+        n +
+        " in, and another process could issue with the same node unseen; give a lease store "
+        "that every process issuing these IDs shares: idforge_node(" +
+        n + ", 'file:/path/to/folder') takes node " + n +
+        " there, idforge_node('file:/path/to/folder') takes any free node");
+  const std::string folder = std::string(file) + "-idforge";
+  if (folder.find('?') != std::string::npos)
+    throw ArgumentError("node " + n + ": the database file name '" + shown(file) +
+                        "' holds a '?', which a lease URL reads as the start of its options; "
+                        "give the folder yourself: idforge_node(" +
+                        n + ", 'file:/path/to/folder')");
+  return Source{"file:" + folder, true, true};
 }
 
-bool has_node(const Connection& c) {
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  if (c.leased) return true;
-#endif
-  return c.fixed != nullptr;
-}
-
-void bind_node(Connection& c, std::int64_t node, const Layout& layout) {
+std::shared_ptr<Generator> bind_node(sqlite3_context* ctx, std::int64_t node, const Layout& layout,
+                                     const std::string* store) {
   if (node < 0)
     throw Error(errc::node_out_of_range,
                 "node ID " + std::to_string(node) + " out of range: layout '" + layout.name() +
                     "' has " + std::to_string(layout.node_bits()) + " node bits, so 0.." +
                     std::to_string(layout.node_count() - 1));
-  c = bind_fixed(layout, layout.check_node(static_cast<std::uint64_t>(node)));
-  // the last connection to leave a lease releases it (the old c.leased, just replaced)
-}
-
-void bind_lease(Connection& c, std::string_view url, const Layout& layout) {
-#ifdef IDFORGE_SQLITE_WITH_COORD
-  c.leased = bind_leased(std::string(url), layout);
-  c.fixed = nullptr;
-#else
-  (void)c;
-  (void)layout;
-  throw ArgumentError("lease URL '" + shown(url) +
-                      "': this build of the extension has no lease stores (build idforge with "
-                      "IDFORGE_BUILD_COORD=ON); give a node ID instead, e.g. idforge_node(7)");
-#endif
+  const std::uint64_t n = layout.check_node(static_cast<std::uint64_t>(node));
+  if (!store) return bind_fixed(layout, n, beside_database(ctx, n));
+  return quoting_shortened(*store, [&] { return bind_fixed(layout, n, Source{*store}); });
 }
 
 }  // namespace
@@ -284,77 +346,87 @@ void* new_connection_ref(void* shared_connection) {
 }
 
 void free_connection_ref(void* ref) noexcept {
-  delete static_cast<ConnectionRef*>(ref);  // a leased generator's destructor never throws
+  delete static_cast<ConnectionRef*>(ref);  // idforge_snowflake_free never throws
 }
 
 void set_node(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_node", [&] {
     Connection& c = connection_of(ctx);
     if (argc == 0) {  // which node this connection issues with, if any
-      if (has_node(c))
-        sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(node_of(c)));
+      if (c.generator)
+        sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c.generator->node()));
       else
         sqlite3_result_null(ctx);
       return;
     }
-    const Layout layout = layout_arg(argc, argv);
     switch (sqlite3_value_type(argv[0])) {
-      case SQLITE_INTEGER:
-        bind_node(c, sqlite3_value_int64(argv[0]), layout);
+      case SQLITE_INTEGER: {
+        // (N), (N, layout), (N, 'store URL'), (N, layout, 'store URL')
+        const bool store_second = argc == 2 && names_store(argv[1]);
+        const Layout layout =
+            argc >= 2 && !store_second ? parse_layout_arg(argv[1]) : presets::twitter();
+        std::string store;
+        if (argc == 3 || store_second) store = store_arg(argv[argc - 1]);
+        // the last connection to leave a node releases it (the one replaced here)
+        c.generator = bind_node(ctx, sqlite3_value_int64(argv[0]), layout,
+                                argc == 3 || store_second ? &store : nullptr);
         break;
+      }
       case SQLITE_TEXT: {
-        const std::string_view url =
-            without_nul(text_arg(argv[0], ""), "the lease URL", kMaxUrlBytes);
+        const std::string url =
+            std::string(without_nul(text_arg(argv[0], ""), "the lease URL", kMaxUrlBytes));
         if (all_digits(url))
           throw ArgumentError("text '" + shown(url) +
                               "' is neither a node ID nor a lease URL: pass an INTEGER node ID "
                               "(idforge_node(" +
                               shown(url) + "), not '" + shown(url) +
                               "'), or a lease URL such as file:/path");
-        quoting_shortened(url, [&] { bind_lease(c, url, layout); });
+        if (argc == 3)
+          throw ArgumentError(
+              "a lease URL takes a layout only, idforge_node('URL', layout); the three-argument "
+              "form is idforge_node(N, layout, 'store URL')");
+        const Layout layout = argc >= 2 ? parse_layout_arg(argv[1]) : presets::twitter();
+        c.generator = quoting_shortened(url, [&] { return bind_leased(url, layout); });
         break;
       }
-      default:
+      default: {
+        const Layout layout =
+            argc >= 2 && !names_store(argv[1]) ? parse_layout_arg(argv[1]) : presets::twitter();
         throw ArgumentError("the node must be an integer node ID (0.." +
                             std::to_string(layout.node_count() - 1) + " under layout '" +
                             layout.name() + "') or a lease URL (" + kStores + "), got " +
                             describe(argv[0]));
+      }
     }
-    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(node_of(c)));
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c.generator->node()));
   });
 }
 
 void snowflake(sqlite3_context* ctx, int, sqlite3_value**) noexcept {
   guard(ctx, "snowflake", [&] {
-    Connection& c = connection_of(ctx);
-    if (!has_node(c))
+    const Connection& c = connection_of(ctx);
+    if (!c.generator)
       throw ArgumentError(
           "this connection has no node ID: set one first with SELECT idforge_node(N) (N unique "
           "among the processes that share the IDs; 0..1023 under the default twitter layout), "
           "idforge_node(N, 'layout') or idforge_node('lease URL')");
-    Snowflake id;
-    try {
-#ifdef IDFORGE_SQLITE_WITH_COORD
-      id = c.leased ? c.leased->next() : c.fixed->next();
-#else
-      id = c.fixed->next();
-#endif
-    } catch (const Error& e) {
-      if (e.code() != errc::forked) throw;
-      throw Error(errc::forked,
-                  "snowflake generator for node " + std::to_string(node_of(c)) +
-                      " was created before fork(); in the child process call idforge_node() "
-                      "with another node (one no other process uses) or a lease URL (the parent "
-                      "keeps issuing with this one)");
-    }
+    std::uint64_t id = 0;
+    const idforge_status s = idforge_snowflake_next(c.generator->handle(), &id);
+    if (s == IDFORGE_E_FORKED)
+      throw CallError(s, ("snowflake generator for node " + std::to_string(c.generator->node()) +
+                          " was created before fork(); in the child process call idforge_node() "
+                          "with another node (one no other process uses) or a lease URL (the "
+                          "parent keeps issuing with this one)")
+                             .c_str());
+    ok(s);
     // SQLite's INTEGER is signed: an unsigned layout's ID from 2^63 up would read back negative
     // and sort first, so it is refused rather than stored out of order.
-    if (id.value() > static_cast<std::uint64_t>(std::numeric_limits<sqlite3_int64>::max()))
+    if (id > static_cast<std::uint64_t>(std::numeric_limits<sqlite3_int64>::max()))
       throw Error(errc::time_exhausted,
-                  "ID " + std::to_string(id.value()) +
+                  "ID " + std::to_string(id) +
                       " does not fit SQLite's INTEGER (signed 64 bits): the unsigned layout has "
                       "used its 64th bit; choose a signed layout");
-    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(id.value()));
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(id));
   });
 }
 

@@ -1,5 +1,10 @@
 #include "sqlite_test_support.hpp"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
@@ -32,7 +37,31 @@ std::string text_of(sqlite3_stmt* s) {
   return std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s, 0)));
 }
 
+// This process's folder of test databases, removed at exit (a forked child leaves by _exit()).
+const std::filesystem::path& process_folder() {
+  static const std::filesystem::path* dir = [] {
+    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                        ("idforge-sqlite-tests-" + std::to_string(getpid())));
+    std::filesystem::remove_all(*d);
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(process_folder(), ignored);
+    });
+    return d;
+  }();
+  return *dir;
+}
+
 }  // namespace
+
+std::string test_database() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = test ? std::string(test->test_suite_name()) + "." + test->name() : "main";
+  for (char& c : name)
+    if (c == '/') c = '_';  // parameterized tests: Suite/Name/0
+  return (process_folder() / (name + ".db")).string();
+}
 
 Db::Db(const std::string& path) {
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {

@@ -1,5 +1,8 @@
-// An in-memory database with the extension loaded the way a program loads it
+// A database with the extension loaded the way a program loads it
 // (sqlite3_enable_load_extension + sqlite3_load_extension of the built .so), and small readers.
+// By default every Db of a test opens the same file, that test's own (idforge_node(N) locks N
+// beside a database file, so the connections of a test share one database, as an
+// application's do).
 #pragma once
 
 #include <sqlite3.h>
@@ -10,11 +13,16 @@
 
 namespace idforge::sqlite_test {
 
+/// The database file of the running test: TEST_SUITE.TEST_NAME.db in a folder of this process
+/// (made at first use, inherited by a forked child, removed at exit). Its lease folder sits
+/// beside it (TEST_SUITE.TEST_NAME.db-idforge).
+std::string test_database();
+
 class Db {
  public:
-  /// Opens path (":memory:" by default) and loads the extension; throws std::runtime_error
-  /// with SQLite's message if either fails.
-  explicit Db(const std::string& path = ":memory:");
+  /// Opens path (default: test_database()) and loads the extension; throws
+  /// std::runtime_error with SQLite's message if either fails.
+  explicit Db(const std::string& path = test_database());
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
