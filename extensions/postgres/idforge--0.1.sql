@@ -68,3 +68,11 @@ CREATE FUNCTION idforge_mask_raw(value uuid, mode text DEFAULT 'auto',
 CREATE FUNCTION idforge_unmask_raw(masked uuid, mode text DEFAULT 'auto',
                                    key_id integer DEFAULT -1) RETURNS uuid
   AS 'MODULE_PATHNAME', 'idforge_unmask_raw_uuid' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- After a promotion or a restore, keeping the node (docs/DATABASE.md): makes the durable mark
+-- that this idforge.node wrote on another timeline or database system this server's own, so
+-- idforge_snowflake() issues after it. Only once the server that wrote it issues no more IDs;
+-- superusers only (nothing here can see whether the old server still runs).
+CREATE FUNCTION idforge_accept_mark() RETURNS text
+  AS 'MODULE_PATHNAME', 'idforge_accept_mark' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+REVOKE ALL ON FUNCTION idforge_accept_mark() FROM PUBLIC;

@@ -135,14 +135,17 @@ TEST(PgShimSnowflake, BeforeEpochIsRefused) {
 
 TEST(PgShimMark, ParsesTheOldOneLineForm) {
   std::int64_t v = 0, node = 0;
+  idf_sf_origin origin{5, 5};
   char spec[IDF_SPEC_SIZE] = "x";
   char err[IDF_ERR_SIZE] = "";
-  EXPECT_EQ(idf_sf_parse_mark("1764547200000\n", 14, &v, spec, &node, err), 0);
+  EXPECT_EQ(idf_sf_parse_mark("1764547200000\n", 14, &v, spec, &node, &origin, err), 0);
   EXPECT_EQ(v, 1764547200000);
   EXPECT_EQ(spec[0], '\0');  // no layout recorded
   EXPECT_EQ(node, -1);
+  EXPECT_EQ(origin.system_id, 0U);  // nor where
+  EXPECT_EQ(origin.timeline, 0U);
   for (const char* bad : {"", "\n", "12x\n", "-5\n", "1 2\n"}) {
-    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, err), -1) << bad;
+    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, &origin, err), -1) << bad;
     EXPECT_NE(std::string(err).find("not a Unix time"), std::string::npos);
   }
 }
@@ -151,15 +154,19 @@ TEST(PgShimMark, ParsesTheOldOneLineForm) {
 TEST(PgShimMark, RecordsLayoutAndNodeAndReadsThemBack) {
   const auto p = prepare("discord", 9);
   char text[IDF_SPEC_SIZE + 64];
-  const int n = idf_sf_format_mark(&p, 1764547200999, text, sizeof(text));
+  const int n = idf_sf_format_mark(&p, 1764547200999, nullptr, text, sizeof(text));
   ASSERT_GT(n, 0);
   EXPECT_NE(std::string(text).find("layout " + idforge::parse_layout("discord").to_spec()),
             std::string::npos)
       << text;
   std::int64_t v = 0, node = -1;
+  idf_sf_origin origin{5, 5};
   char spec[IDF_SPEC_SIZE] = "";
   char err[IDF_ERR_SIZE] = "";
-  ASSERT_EQ(idf_sf_parse_mark(text, static_cast<std::size_t>(n), &v, spec, &node, err), 0) << err;
+  ASSERT_EQ(idf_sf_parse_mark(text, static_cast<std::size_t>(n), &v, spec, &node, &origin, err), 0)
+      << err;
+  EXPECT_EQ(origin.system_id, 0U);  // no origin given: none written, read as unknown
+  EXPECT_EQ(origin.timeline, 0U);
   EXPECT_EQ(v, 1764547200999);
   EXPECT_EQ(node, 9);
   EXPECT_EQ(idf_sf_same_layout(spec, "discord"), 1);
@@ -171,7 +178,43 @@ TEST(PgShimMark, RecordsLayoutAndNodeAndReadsThemBack) {
   EXPECT_EQ(idf_sf_same_layout("twitter", "twitter"), 1);
   for (const char* bad : {"5\nlayout \nnode 1\n", "5\nlayout twitter\nnode x\n",
                           "5\nlayout twitter\n", "5\nlayout twitter\nnode 1\nextra\n"}) {
-    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, err), -1) << bad;
+    EXPECT_EQ(idf_sf_parse_mark(bad, std::strlen(bad), &v, spec, &node, &origin, err), -1) << bad;
+  }
+}
+
+// The mark records the database system and timeline it was written on (a promoted standby or
+// a restored backup carries the file to another timeline), and reads them back; the form
+// without them is an unknown origin, and half of them, a zero or a sign is refused.
+TEST(PgShimMark, RecordsSystemAndTimelineAndReadsThemBack) {
+  const auto p = prepare("twitter", 7);
+  const idf_sf_origin written{7301234567890123456ULL, 2};
+  char text[IDF_SPEC_SIZE + 128];
+  const int n = idf_sf_format_mark(&p, 1764547200999, &written, text, sizeof(text));
+  ASSERT_GT(n, 0);
+  EXPECT_NE(std::string(text).find("\nnode 7\nsystem 7301234567890123456\ntimeline 2\n"),
+            std::string::npos)
+      << text;
+  std::int64_t v = 0, node = -1;
+  idf_sf_origin origin{0, 0};
+  char spec[IDF_SPEC_SIZE] = "";
+  char err[IDF_ERR_SIZE] = "";
+  ASSERT_EQ(idf_sf_parse_mark(text, static_cast<std::size_t>(n), &v, spec, &node, &origin, err), 0)
+      << err;
+  EXPECT_EQ(v, 1764547200999);
+  EXPECT_EQ(node, 7);
+  EXPECT_EQ(origin.system_id, written.system_id);
+  EXPECT_EQ(origin.timeline, written.timeline);
+  EXPECT_EQ(idf_sf_same_layout(spec, "twitter"), 1);
+  const std::string head = "5\nlayout " + std::string(p.spec) + "\nnode 7\n";
+  for (const std::string tail :
+       {"system 1\n", "system 1\ntimeline x\n", "system 0\ntimeline 1\n", "system 1\ntimeline 0\n",
+        "system -1\ntimeline 1\n", "system 1\ntimeline +1\n", "timeline 1\nsystem 1\n",
+        "system 1\ntimeline 1\nextra\n", "system 1\ntimeline 4294967296\n",
+        "system 18446744073709551616\ntimeline 1\n"}) {
+    const std::string bad = head + tail;
+    EXPECT_EQ(idf_sf_parse_mark(bad.data(), bad.size(), &v, spec, &node, &origin, err), -1) << bad;
+    EXPECT_NE(std::string(err).find("not a system identifier and a timeline"), std::string::npos)
+        << err;
   }
 }
 

@@ -11,6 +11,13 @@
  * With idforge.lease_store set, the node ID is leased instead (idforge_pg_lease.h): a
  * background worker acquires it, publishes it with the store's mark and a fence into the
  * shared struct, renews it and releases it at shutdown; backends issue only below the fence.
+ *
+ * A fixed idforge.node travels with the data directory: pg_basebackup copies the mark file
+ * and postgresql.conf, so a promoted standby or a restored backup would issue as the old
+ * primary's node, which may still run. The mark therefore records the database system's
+ * identifier and the timeline it was written on; a fixed node that finds its own node's mark
+ * from another timeline or system refuses until it gets a node of its own or a superuser
+ * accepts the mark (idforge_accept_mark(), once the old server no longer issues).
  */
 #include "postgres.h"
 
@@ -79,10 +86,12 @@ typedef enum LeaseState {
 
 typedef struct IdforgeShared {
   LWLock* lock;
-  bool loaded;   /* mark read from disk since the cluster started */
-  uint64 stamp;  /* last issued: tick << sequence_bits | sequence */
-  int64 mark_ms; /* on disk: every issued ID's tick ends by this */
-  bool resumed;  /* nothing issued since the mark was read from disk */
+  bool loaded;               /* mark read from disk since the cluster started */
+  uint64 stamp;              /* last issued: tick << sequence_bits | sequence */
+  int64 mark_ms;             /* on disk: every issued ID's tick ends by this */
+  bool resumed;              /* nothing issued since the mark was read from disk */
+  int64 mark_node;           /* the node the mark on disk records (-1: none recorded) */
+  idf_sf_origin mark_origin; /* where it was written (0, 0: not recorded) */
   idf_sf_params params;
   /* The lease, written by the worker under lock (idforge.lease_store only). */
   LeaseState lease_state;
@@ -122,7 +131,7 @@ static void idforge_shmem_request(void) {
   RequestNamedLWLockTranche("idforge", 1);
 }
 
-static void write_mark_file(int64 mark, int elevel);
+static void write_mark_file(int64 mark, const idf_sf_origin* origin, int elevel);
 
 /* In the postmaster as it exits (clean or immediate shutdown) or resets shared memory after
  * a backend crashed: every backend is gone, and every ID returned lies at or before the
@@ -137,7 +146,7 @@ static void idforge_shmem_exit(int code, Datum arg) {
     return;
   exact = shared->params.epoch_ms +
           (int64)((shared->stamp >> shared->params.sequence_bits) + 1) * shared->params.tick_ms - 1;
-  if (exact < shared->mark_ms) write_mark_file(exact, LOG);
+  if (exact < shared->mark_ms) write_mark_file(exact, &shared->mark_origin, LOG);
 }
 
 static void idforge_shmem_startup(void) {
@@ -151,6 +160,9 @@ static void idforge_shmem_startup(void) {
     shared->loaded = false;
     shared->stamp = 0;
     shared->mark_ms = IDF_NO_UNIX_MS;
+    shared->mark_node = -1;
+    shared->mark_origin.system_id = 0;
+    shared->mark_origin.timeline = 0;
     shared->params = sf_params;
     shared->lease_state = LEASE_ACQUIRING;
     shared->lease_gen = 0;
@@ -277,7 +289,7 @@ static const char* layout_hint =
     "operator's decision, see docs/DATABASE.md.";
 
 /* Reads the mark left by the last run of the cluster (none: a fresh cluster), and refuses
- * one written under another layout or node. */
+ * one written under another layout. */
 static void load_mark(void) {
   char buf[1024];
   char err[IDF_ERR_SIZE];
@@ -286,6 +298,7 @@ static void load_mark(void) {
   size_t n;
   int64 mark = IDF_NO_UNIX_MS;
   int64 node = -1;
+  idf_sf_origin origin = {0, 0};
   const idf_sf_params* p = &shared->params;
 
   f = AllocateFile(MARK_FILE, "r");
@@ -299,7 +312,7 @@ static void load_mark(void) {
   } else {
     n = fread(buf, 1, sizeof(buf) - 1, f);
     FreeFile(f);
-    if (idf_sf_parse_mark(buf, n, &mark, spec, &node, err) != 0)
+    if (idf_sf_parse_mark(buf, n, &mark, spec, &node, &origin, err) != 0)
       ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                       errmsg("idforge: \"%s\" in the data directory: %s", MARK_FILE, err),
                       errhint("Put the last mark (or a time after every issued ID, in Unix ms) "
@@ -311,13 +324,8 @@ static void load_mark(void) {
                              "idforge.layout is now '%s' ('%s'); nothing issued",
                              MARK_FILE, spec, layout_setting, p->spec),
                       errhint("%s", layout_hint)));
-    /* A leased node ID may change from run to run: the store's mark guards each one. */
-    if (node >= 0 && (uint64)node != p->node && lease_store_setting[0] == '\0')
-      ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                      errmsg("idforge_snowflake(): \"%s\" was written by node " INT64_FORMAT
-                             ", but idforge.node is now %s; nothing issued",
-                             MARK_FILE, node, node_setting),
-                      errhint("%s", layout_hint)));
+    /* The node and origin are judged when an ID is asked for (mark_verdict): only then,
+     * outside recovery, is this server's timeline known. */
     /* A mark past the layout's last tick: no ID can follow it. */
     if (mark >= p->epoch_ms && (uint64)((mark - p->epoch_ms) / p->tick_ms) > p->max_tick)
       ereport(
@@ -333,6 +341,8 @@ static void load_mark(void) {
                    "last real mark back into the file.")));
   }
   shared->mark_ms = mark;
+  shared->mark_node = node;
+  shared->mark_origin = origin;
   shared->stamp = idf_sf_resume_stamp(p, mark);
   shared->resumed = mark != IDF_NO_UNIX_MS;
   shared->loaded = true;
@@ -347,12 +357,12 @@ static void mark_write_context(void* arg) {
 
 /* Writes mark durably: a temporary file, fsynced, renamed over the old one. At elevel
  * LOG (the postmaster's exit) a failure is logged and leaves the old file. */
-static void write_mark_file(int64 mark, int elevel) {
-  char text[IDF_SPEC_SIZE + 64];
+static void write_mark_file(int64 mark, const idf_sf_origin* origin, int elevel) {
+  char text[IDF_SPEC_SIZE + 128];
   int len;
   int fd;
 
-  len = idf_sf_format_mark(&shared->params, mark, text, sizeof(text));
+  len = idf_sf_format_mark(&shared->params, mark, origin, text, sizeof(text));
   if (len < 0) {
     elog(elevel, "idforge: the mark file's text does not fit %zu bytes", sizeof(text));
     return;
@@ -380,9 +390,84 @@ static void write_mark_file(int64 mark, int elevel) {
   durable_rename(MARK_TMP_FILE, MARK_FILE, elevel);
 }
 
-/* Writes the mark before an ID past the old one is returned; any failure is an ERROR. */
+/* This server's database system and timeline, outside recovery only. PostgreSQL 15 has no
+ * ThisTimeLineID any more; GetWALInsertionTimeLine() is the timeline new WAL is written on,
+ * read from shared memory, so every backend sees the one chosen at the end of recovery
+ * (promotion or a restore's new timeline). It is valid, and fixed, once recovery has ended,
+ * which is the only state in which anything here issues or writes the mark; the replay
+ * timeline of GetXLogReplayRecPtr() is a standby's, and GetWALInsertionTimeLineIfSet()
+ * arrived only in PostgreSQL 16. */
+static void current_origin(idf_sf_origin* origin) {
+  origin->system_id = GetSystemIdentifier();
+  origin->timeline = GetWALInsertionTimeLine();
+}
+
+/* Whether the mark on disk lets a fixed node (no lease store) issue, outside recovery. */
+typedef enum MarkVerdict {
+  MARK_OURS = 0,       /* written here, by this node (or it records neither node nor origin) */
+  MARK_OTHER_NODE = 1, /* written here, by another idforge.node: a changed setting */
+  MARK_INHERITED = 2,  /* written by this node on another timeline or system: a copy */
+} MarkVerdict;
+
+/* The lock held. An inherited mark of another node is this server's own fix (a node of its
+ * own after a promotion or a restore): it issues after that mark, which keeps its IDs above
+ * the ones it carries. */
+static MarkVerdict mark_verdict(const idf_sf_origin* here) {
+  const bool inherited =
+      shared->mark_origin.system_id != 0 && (shared->mark_origin.system_id != here->system_id ||
+                                             shared->mark_origin.timeline != here->timeline);
+
+  if (shared->mark_node < 0) return MARK_OURS;
+  if ((uint64)shared->mark_node != shared->params.node)
+    return inherited ? MARK_OURS : MARK_OTHER_NODE;
+  return inherited ? MARK_INHERITED : MARK_OURS;
+}
+
+static const char* inherited_hint =
+    "Give this server its own idforge.node (one no other generator of this layout uses) and "
+    "restart it: it then issues after the mark. Or lease node IDs from idforge.lease_store. "
+    "Only once the server that wrote the mark issues no more IDs (stopped for good, or rebuilt "
+    "as a standby), a superuser keeps the node with SELECT idforge_accept_mark(); never remove "
+    "\"" MARK_FILE "\" (docs/DATABASE.md).";
+
+/* In a backend, the lock held, for a fixed node: refuses unless the mark is this server's. */
+static void fixed_gate(void) {
+  idf_sf_origin here, was;
+  int64 mark_node;
+  MarkVerdict verdict;
+
+  current_origin(&here);
+  verdict = mark_verdict(&here);
+  if (verdict == MARK_OURS) return;
+  was = shared->mark_origin;
+  mark_node = shared->mark_node;
+  /* Nothing was issued: the next call reads the file again, so the operator's fix (a mark
+   * removed for a new table, idforge_accept_mark() in another backend) is seen at once. */
+  shared->loaded = false;
+  LWLockRelease(shared->lock);
+  if (verdict == MARK_OTHER_NODE)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("idforge_snowflake(): \"%s\" was written by node " INT64_FORMAT
+                           ", but idforge.node is now %s; nothing issued",
+                           MARK_FILE, mark_node, node_setting),
+                    errhint("%s", layout_hint)));
+  ereport(
+      ERROR,
+      (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+       errmsg("idforge_snowflake(): the durable mark \"%s\" was written on timeline %u of "
+              "database system " UINT64_FORMAT ", and this server is on timeline %u of "
+              "database system " UINT64_FORMAT ": a promoted standby or a restored backup "
+              "shares the old primary's node ID (idforge.node = %s), and both would issue "
+              "the same IDs; nothing issued",
+              MARK_FILE, was.timeline, was.system_id, here.timeline, here.system_id, node_setting),
+       errhint("%s", inherited_hint)));
+}
+
+/* Writes the mark before an ID past the old one is returned, recording this server's
+ * system and timeline; any failure is an ERROR. The lock held, outside recovery. */
 static void persist_mark(int64 mark) {
   ErrorContextCallback context;
+  idf_sf_origin here;
 
   /* durable_rename() opens the old file for fsync: say whose file it is when that fails. */
   if (access(MARK_FILE, W_OK) != 0 && errno != ENOENT)
@@ -397,8 +482,11 @@ static void persist_mark(int64 mark) {
   context.arg = NULL;
   context.previous = error_context_stack;
   error_context_stack = &context;
-  write_mark_file(mark, ERROR);
+  current_origin(&here);
+  write_mark_file(mark, &here, ERROR);
   error_context_stack = context.previous;
+  shared->mark_node = (int64)shared->params.node;
+  shared->mark_origin = here;
 }
 
 /* Raises the ERROR for a backend that may not issue under the lease: state, node, store and
@@ -508,19 +596,31 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                     errhint("Add idforge to shared_preload_libraries in postgresql.conf "
                             "(shared_preload_libraries = 'idforge') and restart the server.")));
   if (RecoveryInProgress())
-    ereport(ERROR,
-            (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-             errmsg("idforge_snowflake() cannot issue IDs on a server in recovery (a standby)"),
-             errhint("%s", lease_store_setting[0] != '\0'
-                               ? "Issue IDs on the primary; a promoted standby leases a node ID of "
-                                 "its own from idforge.lease_store."
-                               : "Issue IDs on the primary; a promoted standby issues with its own "
-                                 "idforge.node.")));
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+         errmsg("idforge_snowflake() cannot issue IDs on a server in recovery (a standby)"),
+         errhint("%s", lease_store_setting[0] == '\0'
+                           ? "Issue IDs on the primary. This standby carries the primary's "
+                             "idforge.node and durable mark: promoted, it refuses to issue while "
+                             "idforge.node is the primary's, since the old primary may still issue "
+                             "with it. Give it its own idforge.node (or use idforge.lease_store) "
+                             "before it is promoted (docs/DATABASE.md)."
+                       : fixed_node >= 0
+                           ? "Issue IDs on the primary. Promoted, this standby registers "
+                             "idforge.node in idforge.lease_store, which refuses it while another "
+                             "server holds it: give it its own idforge.node, or leave idforge.node "
+                             "unset to lease a free one."
+                           : "Issue IDs on the primary; promoted, this standby leases a node ID of "
+                             "its own from idforge.lease_store.")));
 
   for (;;) {
     LWLockAcquire(shared->lock, LW_EXCLUSIVE);
     if (!shared->loaded) load_mark();
-    if (lease_store_setting[0] != '\0') lease_gate(&fence_ms);
+    if (lease_store_setting[0] != '\0')
+      lease_gate(&fence_ms);
+    else
+      fixed_gate();
     resumed = shared->resumed;
     mark_ms = shared->mark_ms;
     /* For the messages: the mark a first ID resumes after may be the store's. */
@@ -619,6 +719,82 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                                now_ms, layout_setting, shared->params.epoch_ms)));
     }
   }
+}
+
+/* After a promotion or a restore, keeping the node: makes a mark this node wrote on another
+ * timeline or system this server's own, so idforge_snowflake() issues after it. Whether the
+ * server that wrote it still issues cannot be seen from here: that is the operator's word,
+ * hence superusers only (the script revokes it from PUBLIC) and a line in the server log. The
+ * mark's time is kept, never lowered; only its system and timeline change. */
+PG_FUNCTION_INFO_V1(idforge_accept_mark);
+Datum idforge_accept_mark(PG_FUNCTION_ARGS) {
+  idf_sf_origin here, was;
+  MarkVerdict verdict;
+  int64 mark_ms, mark_node;
+  char* answer;
+
+  if (shared == NULL)
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("idforge_accept_mark() needs the idforge library loaded at server "
+                           "start"),
+                    errhint("Add idforge to shared_preload_libraries in postgresql.conf "
+                            "(shared_preload_libraries = 'idforge') and restart the server.")));
+  if (RecoveryInProgress())
+    ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                    errmsg("idforge_accept_mark() cannot run on a server in recovery (a standby)"),
+                    errhint("A standby issues nothing; after its promotion, give it its own "
+                            "idforge.node, or accept the mark once the old primary issues no "
+                            "more IDs.")));
+  if (lease_store_setting[0] != '\0')
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                    errmsg("idforge_accept_mark(): idforge.lease_store is set: the store guards "
+                           "a leased node ID, not the mark; nothing to accept")));
+  current_origin(&here);
+  LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+  if (!shared->loaded) load_mark();
+  verdict = mark_verdict(&here);
+  was = shared->mark_origin;
+  mark_ms = shared->mark_ms;
+  mark_node = shared->mark_node;
+  if (verdict == MARK_INHERITED) persist_mark(mark_ms);
+  LWLockRelease(shared->lock);
+
+  if (verdict == MARK_OTHER_NODE)
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("idforge_accept_mark(): \"%s\" was written on this server by node " INT64_FORMAT
+                    ", but idforge.node is now %s: a changed setting, not a copy; "
+                    "nothing accepted",
+                    MARK_FILE, mark_node, node_setting),
+             errhint("%s", layout_hint)));
+  if (verdict == MARK_OURS) {
+    if (mark_ms == IDF_NO_UNIX_MS)
+      answer = psprintf("nothing to accept: there is no durable mark yet");
+    else if (mark_node >= 0 && (uint64)mark_node != shared->params.node)
+      answer = psprintf("nothing to accept: the durable mark of node " INT64_FORMAT
+                        " was written on timeline %u of database system " UINT64_FORMAT
+                        "; this server, node %s, issues after it with its own node ID",
+                        mark_node, was.timeline, was.system_id, node_setting);
+    else
+      answer = psprintf(
+          "nothing to accept: the durable mark is this server's (timeline %u "
+          "of database system " UINT64_FORMAT ")",
+          here.timeline, here.system_id);
+    PG_RETURN_TEXT_P(cstring_to_text(answer));
+  }
+  ereport(LOG, (errmsg("idforge: the durable mark " INT64_FORMAT " of node %s, written on "
+                       "timeline %u of database system " UINT64_FORMAT ", was accepted as this "
+                       "server's (timeline %u of database system " UINT64_FORMAT ") by %s",
+                       mark_ms, node_setting, was.timeline, was.system_id, here.timeline,
+                       here.system_id, GetUserNameFromId(GetUserId(), false))));
+  answer = psprintf(
+      "accepted: the durable mark " INT64_FORMAT
+      " (Unix ms) of node %s, written "
+      "on timeline %u of database system " UINT64_FORMAT
+      ", is now this server's "
+      "(timeline %u of database system " UINT64_FORMAT "); idforge_snowflake() issues after it",
+      mark_ms, node_setting, was.timeline, was.system_id, here.timeline, here.system_id);
+  PG_RETURN_TEXT_P(cstring_to_text(answer));
 }
 
 /* The lease worker (idforge.lease_store set): holds the node ID's lease for the cluster.
@@ -748,6 +924,15 @@ static void json_int(StringInfo buf, const char* key, int64 value, int64 none) {
     appendStringInfo(buf, INT64_FORMAT, value);
 }
 
+/* Appends `"key": "value"` with value in decimal, or null for 0. */
+static void json_uint64_text(StringInfo buf, const char* key, uint64 value) {
+  appendStringInfo(buf, ", \"%s\": ", key);
+  if (value == 0)
+    appendStringInfoString(buf, "null");
+  else
+    appendStringInfo(buf, "\"" UINT64_FORMAT "\"", value);
+}
+
 /* Appends `"key": "value"` (JSON-escaped), or null for NULL or an empty value. */
 static void json_text(StringInfo buf, const char* key, const char* value) {
   appendStringInfo(buf, ", \"%s\": ", key);
@@ -776,6 +961,9 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
   const char* state_word;
   char last_error[IDF_ERR_SIZE];
   char not_ready[IDF_ERR_SIZE + 128] = "";
+  idf_sf_origin here = {0, 0}, mark_origin;
+  int64 mark_node;
+  MarkVerdict verdict = MARK_OURS;
 
   if (shared == NULL)
     ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -784,8 +972,16 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
                             "(shared_preload_libraries = 'idforge') and restart the server.")));
   LWLockAcquire(shared->lock, LW_EXCLUSIVE);
   /* As the first ID would: a mark file that cannot be read or was written under another
-   * layout raises the same ERROR here as there. */
+   * layout raises the same ERROR here as there; one of another node or origin is a reason
+   * (not_ready), judged as fixed_gate() judges it. */
   if (!shared->loaded) load_mark();
+  if (standby)
+    here.system_id = GetSystemIdentifier(); /* the timeline is a standby's to change */
+  else
+    current_origin(&here);
+  if (!standby && !leased) verdict = mark_verdict(&here);
+  mark_node = shared->mark_node;
+  mark_origin = shared->mark_origin;
   state = shared->lease_state;
   node = leased ? shared->lease_node : shared->params.node;
   fence_ms = shared->fence_ms;
@@ -832,6 +1028,19 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
 
   if (standby)
     snprintf(not_ready, sizeof(not_ready), "a server in recovery (a standby) issues no IDs");
+  else if (verdict == MARK_INHERITED)
+    snprintf(not_ready, sizeof(not_ready),
+             "the durable mark was written on timeline %u of database system " UINT64_FORMAT
+             ", and this server is on timeline %u of database system " UINT64_FORMAT
+             ": a promoted standby or a restored backup shares the old primary's node ID %s; "
+             "give this server its own idforge.node or use idforge.lease_store, or, once the "
+             "old server issues no more IDs, SELECT idforge_accept_mark()",
+             mark_origin.timeline, mark_origin.system_id, here.timeline, here.system_id,
+             node_setting);
+  else if (verdict == MARK_OTHER_NODE)
+    snprintf(not_ready, sizeof(not_ready),
+             "the durable mark was written by node " INT64_FORMAT ", but idforge.node is now %s",
+             mark_node, node_setting);
   else if (leased && strcmp(state_word, "held") != 0)
     snprintf(not_ready, sizeof(not_ready), "the lease is %s%s%s", state_word,
              last_error[0] != '\0' ? ": " : "", last_error);
@@ -873,6 +1082,13 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
     json_text(&buf, "last_error", last_error);
   }
   json_int(&buf, "mark_unix_ms", mark_ms, IDF_NO_UNIX_MS);
+  /* Where the mark was written and where this server runs (null: not recorded, or a
+   * standby); system identifiers as strings, since they exceed 2^53. */
+  json_int(&buf, "mark_node", mark_node, -1);
+  json_uint64_text(&buf, "mark_system_identifier", mark_origin.system_id);
+  json_int(&buf, "mark_timeline", (int64)mark_origin.timeline, 0);
+  json_uint64_text(&buf, "system_identifier", here.system_id);
+  json_int(&buf, "timeline", (int64)here.timeline, 0);
   appendStringInfo(&buf, ", \"clock_behind_ms\": " INT64_FORMAT, behind_ms);
   appendStringInfo(&buf, ", \"now_unix_ms\": " INT64_FORMAT "}", now_ms);
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));

@@ -153,18 +153,26 @@ void idf_sf_next(const idf_sf_params* p, uint64_t last, int64_t mark_ms, int64_t
   }
 }
 
-int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, char* out, size_t size) {
+int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, const idf_sf_origin* origin,
+                       char* out, size_t size) {
   const int n =
-      std::snprintf(out, size, "%lld\nlayout %s\nnode %llu\n", static_cast<long long>(mark_ms),
-                    p->spec, static_cast<unsigned long long>(p->node));
+      origin != nullptr && origin->system_id != 0
+          ? std::snprintf(out, size, "%lld\nlayout %s\nnode %llu\nsystem %llu\ntimeline %u\n",
+                          static_cast<long long>(mark_ms), p->spec,
+                          static_cast<unsigned long long>(p->node),
+                          static_cast<unsigned long long>(origin->system_id),
+                          static_cast<unsigned>(origin->timeline))
+          : std::snprintf(out, size, "%lld\nlayout %s\nnode %llu\n",
+                          static_cast<long long>(mark_ms), p->spec,
+                          static_cast<unsigned long long>(p->node));
   return (n < 0 || static_cast<std::size_t>(n) >= size) ? -1 : n;
 }
 
 int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[IDF_SPEC_SIZE],
-                      int64_t* node, char* err) {
+                      int64_t* node, idf_sf_origin* origin, char* err) {
   constexpr std::string_view kRule =
       "the file holds a non-negative decimal Unix ms, then 'layout <spec>' and 'node <n>' "
-      "lines (or the mark alone)";
+      "lines, then 'system <id>' and 'timeline <n>' lines (or the mark alone)";
   std::string_view s(text, len);
   const auto line = [&s] {
     const auto nl = s.find('\n');
@@ -182,6 +190,7 @@ int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[
   }
   spec[0] = '\0';
   *node = -1;
+  idf_sf_origin o{0, 0};
   if (!s.empty()) {
     const std::string_view l = line(), n = line();
     std::int64_t nv = -1;
@@ -190,18 +199,36 @@ int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[
     const auto nr = n.substr(0, 5) == "node "
                         ? std::from_chars(n.data() + 5, n.data() + n.size(), nv)
                         : std::from_chars_result{n.data(), std::errc::invalid_argument};
-    if (!layout_ok || nr.ec != std::errc{} || nr.ptr != n.data() + n.size() || nv < 0 ||
-        !s.empty()) {
+    if (!layout_ok || nr.ec != std::errc{} || nr.ptr != n.data() + n.size() || nv < 0) {
       put_error(err,
                 fmt::format("mark file after '{}' holds '{}' / '{}', not a layout and a node: {}",
                             first, l.substr(0, 64), n.substr(0, 32), kRule));
       return -1;
+    }
+    // Written by a version that records where: both lines or neither. A system identifier is
+    // never 0 and timelines start at 1, so 0 stays free for "unknown".
+    if (!s.empty()) {
+      const std::string_view sl = line(), tl = line();
+      const auto number = [](std::string_view t, std::string_view key, auto& v) {
+        // Unsigned from_chars takes neither a sign nor an empty field.
+        if (t.substr(0, key.size()) != key) return false;
+        const auto r = std::from_chars(t.data() + key.size(), t.data() + t.size(), v);
+        return r.ec == std::errc{} && r.ptr == t.data() + t.size();
+      };
+      if (!number(sl, "system ", o.system_id) || !number(tl, "timeline ", o.timeline) ||
+          o.system_id == 0 || o.timeline == 0 || !s.empty()) {
+        put_error(err, fmt::format("mark file after node {} holds '{}' / '{}', not a system "
+                                   "identifier and a timeline (both above 0): {}",
+                                   nv, sl.substr(0, 64), tl.substr(0, 32), kRule));
+        return -1;
+      }
     }
     std::memcpy(spec, l.data() + 7, l.size() - 7);
     spec[l.size() - 7] = '\0';
     *node = nv;
   }
   *mark_ms = v;
+  *origin = o;
   return 0;
 }
 

@@ -72,15 +72,29 @@ uint64_t idf_sf_resume_stamp(const idf_sf_params* p, int64_t mark_ms);
 void idf_sf_next(const idf_sf_params* p, uint64_t last, int64_t mark_ms, int64_t now_ms,
                  int64_t reserve_ms, int64_t max_wait_ms, idf_sf_step* out);
 
-/* The mark file's text for mark_ms issued under p: the mark, then the layout's canonical
- * spec and the node, each on a line of its own ("1764547200999\nlayout name=...\nnode 5\n").
- * Returns the length written into out (size bytes), or -1 when it does not fit. */
-int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, char* out, size_t size);
+/* Where a mark was written: the database system's identifier and the WAL timeline the
+ * server was on. A promoted standby or a restored backup carries its primary's mark file but
+ * runs on a later timeline (a copy under another system is another system identifier), so
+ * the pair tells a mark this server wrote from one it inherited. 0 in both: unknown (a mark
+ * of an earlier version, which recorded neither). */
+typedef struct idf_sf_origin {
+  uint64_t system_id;
+  uint32_t timeline;
+} idf_sf_origin;
 
-/* Parses the mark file's text: the format above, or the older one-line form (the mark
- * alone), for which spec is left empty and node set to -1 (no identity recorded). */
+/* The mark file's text for mark_ms issued under p: the mark, then the layout's canonical
+ * spec, the node, the system identifier and the timeline, each on a line of its own
+ * ("1764547200999\nlayout name=...\nnode 5\nsystem 7301...\ntimeline 1\n"); an unknown
+ * origin (NULL or system_id 0) leaves the last two lines out. Returns the length written
+ * into out (size bytes), or -1 when it does not fit. */
+int idf_sf_format_mark(const idf_sf_params* p, int64_t mark_ms, const idf_sf_origin* origin,
+                       char* out, size_t size);
+
+/* Parses the mark file's text: the format above; the form without system and timeline
+ * (origin set to 0, 0: unknown); or the older one-line form (the mark alone), for which spec
+ * is left empty, node set to -1 (no identity recorded) and origin to 0, 0. */
 int idf_sf_parse_mark(const char* text, size_t len, int64_t* mark_ms, char spec[IDF_SPEC_SIZE],
-                      int64_t* node, char* err);
+                      int64_t* node, idf_sf_origin* origin, char* err);
 
 /* 1 when the specs a and b parse to the same layout (fields, tick, epoch, order, sign; the
  * name aside), 0 when they differ or either does not parse. */
