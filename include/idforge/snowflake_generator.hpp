@@ -156,6 +156,12 @@ class BasicSnowflakeGenerator {
     return fence_unix_ms_.load(std::memory_order_acquire);
   }
 
+  /// From now on issue only above unix_ms (its whole tick counts as used), as
+  /// SnowflakePolicy::issued_up_to_unix_ms does at construction: for a node ID taken again
+  /// after another holder may have issued with it up to that mark. Never lowers the state.
+  /// Thread-safe in SharedSnowflakeGenerator.
+  void raise_floor_unix_ms(std::int64_t unix_ms) noexcept;
+
   /// Gives the generator a node ID of its own in a child process forked after it was
   /// created, and makes it issue only after issued_up_to_unix_ms there (the new node's
   /// high-water mark). Elsewhere it throws errc::invalid_argument: build a new generator

@@ -137,9 +137,21 @@ std::int64_t LeaseKeeper::now_ms() const noexcept {
   return ns / 1'000'000 - (ns % 1'000'000 < 0 ? 1 : 0);
 }
 
-void LeaseKeeper::start() {
+void LeaseKeeper::start(bool hold_mark) {
+  {
+    std::lock_guard lock(sync_->mu);
+    hold_mark_ = hold_mark && status_.reserved_unix_ms != kNoMark;
+  }
   renew_once();
   if (background_) sync_->thread = std::thread([this] { run(); });
+}
+
+void LeaseKeeper::begin_reserving() {
+  {
+    std::lock_guard lock(sync_->mu);
+    hold_mark_ = false;
+  }
+  renew_once();
 }
 
 void LeaseKeeper::attach(SharedSnowflakeGenerator* generator) {
@@ -155,6 +167,7 @@ void LeaseKeeper::apply_fence_locked() {
 void LeaseKeeper::renew_once() {
   Lease lease;
   std::int64_t reserved;
+  bool hold = false;
   {
     std::lock_guard lock(sync_->mu);
     if (status_.lost || status_.released)
@@ -163,8 +176,11 @@ void LeaseKeeper::renew_once() {
           "node " + std::to_string(acquired_.node) + " is " + (status_.lost ? "lost" : "released"));
     lease = status_.lease;
     reserved = status_.reserved_unix_ms;
+    hold = hold_mark_;
   }
-  const std::int64_t mark = std::max(reserved, end_of_tick(layout_, now_ms() + reserve_ms_));
+  // Holding (start-up waits for the clock to pass the stored mark): renew at that mark.
+  const std::int64_t mark =
+      hold ? reserved : std::max(reserved, end_of_tick(layout_, now_ms() + reserve_ms_));
   store_->renew(lease, mark);  // throws; the fence stays where it was
   // The mark is stored (durably, and while the lease was still ours): now the generator may
   // issue up to it, and only until the store may hand the node ID on.
@@ -180,12 +196,74 @@ void LeaseKeeper::renew_once() {
   apply_fence_locked();
 }
 
+void LeaseKeeper::reacquire_once() {
+  // First drop what this process still holds of the lost lease (a lock on a file no longer
+  // at its path and its second name, an expired etcd lease): the store leaves a lost lease's
+  // mark and key alone, and would otherwise see this very holder as the node's live one.
+  Lease stale;
+  {
+    std::lock_guard lock(sync_->mu);
+    stale = status_.lease;
+  }
+  if (!stale.token.empty()) {
+    store_->release(stale, kNoMark);  // throws when unreachable: the next attempt tries again
+    std::lock_guard lock(sync_->mu);
+    status_.lease.token.clear();
+  }
+  Lease lease = store_->acquire_node(layout_, acquired_.node);  // throws: held, unreachable
+  std::int64_t reserved;
+  {
+    std::lock_guard lock(sync_->mu);
+    reserved = status_.reserved_unix_ms;
+  }
+  const std::int64_t theirs = lease.high_water_unix_ms;
+  const std::int64_t mark =
+      std::max({reserved, theirs, end_of_tick(layout_, now_ms() + reserve_ms_)});
+  try {
+    store_->renew(lease, mark);
+  } catch (...) {
+    try {
+      store_->release(lease, std::max(reserved, theirs));
+    } catch (const std::exception&) {  // the TTL frees it; its mark was raised, not lowered
+    }
+    throw;
+  }
+  std::int64_t fence = mark + 1;
+  if (lease.deadline_unix_ms != kNoDeadline)
+    fence = std::min(fence, lease.deadline_unix_ms - margin_ms_);
+  std::unique_lock lock(sync_->mu);
+  if (status_.released) {
+    // release() ran meanwhile and found the lease lost: give this one back here.
+    lock.unlock();
+    store_->release(lease, mark);
+    return;
+  }
+  // A mark above this keeper's own reservation is another holder's: issue above it.
+  if (generator_ && theirs != kNoMark && theirs > reserved) generator_->raise_floor_unix_ms(theirs);
+  status_.lease = lease;
+  status_.lost = false;
+  status_.reserved_unix_ms = std::max(status_.reserved_unix_ms, mark);
+  status_.fence_unix_ms = fence;
+  ++status_.renewals;
+  ++status_.reacquired;
+  apply_fence_locked();
+}
+
 bool LeaseKeeper::renew() {
   if (in_forked_child()) return false;
   std::string error;
   bool lost = false;
+  bool was_lost = false;
+  {
+    std::lock_guard lock(sync_->mu);
+    if (status_.released) return false;
+    was_lost = status_.lost;
+  }
   try {
-    renew_once();
+    if (was_lost)
+      reacquire_once();
+    else
+      renew_once();
     return true;
   } catch (const LeaseError& e) {
     error = e.what();
@@ -193,30 +271,44 @@ bool LeaseKeeper::renew() {
   } catch (const std::exception& e) {
     error = e.what();
   }
+  // The clock is read before the mutex is taken: a clock (a test's, a slow one) may block,
+  // and release() and status() must not wait behind it.
+  const std::int64_t found_lost_ms = lost && !was_lost ? now_ms() : 0;
   std::lock_guard lock(sync_->mu);
   if (status_.released) return false;
   ++status_.failures;
   status_.last_error = error;
-  if (lost) {
-    // Another holder may issue with this node ID now: stop for good.
+  if (lost && !was_lost) {
+    // Another holder may issue with this node ID now: stop until it is taken again.
     status_.lost = true;
+    status_.lost_since_unix_ms = found_lost_ms;
     status_.fence_unix_ms = 0;
     apply_fence_locked();
+  } else if (was_lost) {
+    status_.last_error = "taking the lost node ID again: " + error;
   }
   return false;
 }
 
 void LeaseKeeper::run() {
   const auto period = std::chrono::milliseconds(std::max<std::int64_t>(1, ttl_ms_ / 3));
+  const auto retry = std::chrono::milliseconds(retry_ms_);
   auto delay = period;
+  auto heal_delay = retry;  // while lost: from retry_ms, doubling to a third of the TTL
   std::unique_lock lock(sync_->mu);
   while (!stop_) {
     if (sync_->wake.wait_for(lock, delay, [this] { return stop_; })) break;
     lock.unlock();
     const bool ok = renew();
     lock.lock();
-    if (status_.lost) return;
-    delay = ok ? period : std::chrono::milliseconds(retry_ms_);
+    if (ok) {
+      delay = period, heal_delay = retry;
+    } else if (status_.lost) {
+      delay = heal_delay;
+      heal_delay = std::min<std::chrono::milliseconds>(heal_delay * 2, std::max(period, retry));
+    } else {
+      delay = retry;
+    }
   }
 }
 
@@ -275,8 +367,9 @@ LeaseError LeaseKeeper::fenced_error() const {
     return LeaseError(LeaseFailure::lost, store_->url(),
                       node + " was released; this generator issues no more IDs");
   if (s.lost)
-    return LeaseError(LeaseFailure::lost, store_->url(),
-                      node + ": " + s.last_error + "; this generator issues no more IDs");
+    return LeaseError(
+        LeaseFailure::lost, store_->url(),
+        node + ": " + s.last_error + "; issuing resumes once the keeper takes the node ID again");
   return LeaseError(LeaseFailure::fenced, store_->url(),
                     node + " paused at " + when(s.fence_unix_ms) + " (lease deadline " +
                         when(s.lease.deadline_unix_ms) + " minus " + std::to_string(margin_ms_) +

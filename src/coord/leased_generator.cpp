@@ -33,10 +33,14 @@ LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> s
     keeper_options.max_mark_ahead_ms = bound;
   keeper_ = std::make_unique<LeaseKeeper>(std::move(store), layout, clock, keeper_options);
   // The first renewal reserves a window above the stored mark before anything is issued,
-  // and the renewal thread keeps the lease alive while we wait below.
-  keeper_->start();
+  // and the renewal thread keeps the lease alive while we wait below. A start that must
+  // wait for the clock holds the stored mark until the wait is over: a start stopped during
+  // the wait (a supervisor's start timeout, kill -9) leaves it where it was, so restarts
+  // converge instead of each pushing the mark one reservation further.
   const Lease& lease = keeper_->acquired();
   const std::int64_t mark = lease.high_water_unix_ms;
+  const bool waits = mark != kNoMark && clock.now_ns() / 1'000'000 <= mark;
+  keeper_->start(waits);
   if (mark != kNoMark) {
     const std::int64_t now_ms = clock.now_ns() / 1'000'000;
     if (now_ms <= mark) {
@@ -67,6 +71,14 @@ LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> s
         clock.wait_until_ns(std::min(target, now + kStartWaitSliceNs));
       }
       start_wait_ms_ = behind;
+    }
+    if (waits) {
+      try {
+        keeper_->begin_reserving();
+      } catch (...) {
+        keeper_->release();
+        throw;
+      }
     }
     policy.issued_up_to_unix_ms = std::max(policy.issued_up_to_unix_ms, mark);
   }

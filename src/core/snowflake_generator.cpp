@@ -545,6 +545,16 @@ void BasicSnowflakeGenerator<Shared>::rebind(std::uint64_t node,
   fork_epoch_.store(detail::fork_epoch(), std::memory_order_release);
 }
 
+template <bool Shared>
+void BasicSnowflakeGenerator<Shared>::raise_floor_unix_ms(std::int64_t unix_ms) noexcept {
+  using C = detail::SnowflakeCalls<Shared>;
+  const std::uint64_t floor = C::used_through(*this, unix_ms);
+  std::uint64_t cur = stamp_.load(std::memory_order_relaxed);
+  while (cur < floor && !stamp_.compare_exchange_weak(cur, floor, std::memory_order_seq_cst,
+                                                      std::memory_order_relaxed)) {
+  }
+}
+
 template class BasicSnowflakeGenerator<true>;
 template class BasicSnowflakeGenerator<false>;
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/leased_generator.hpp"
@@ -141,6 +142,52 @@ TEST(FileStoreFaults, AHolderWhoseLockFileWasDeletedStopsIssuingAtItsNextRenewal
   } catch (const LeaseError& e) {
     EXPECT_EQ(e.reason(), LeaseFailure::lost) << e.what();
   }
+}
+
+// A lost lease heals: the next renewal takes the same node again (a fresh lock file), and
+// the generator issues again above everything before, with no restart.
+TEST(FileStoreFaults, ALeaseLostToADeletedLockFileIsTakenAgainAtTheNextRenewal) {
+  test::ScratchDir dir;
+  ManualClock clock(kT * kMs);
+  LeasedOptions options;
+  options.keeper.renew_in_background = false;
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
+                               options);
+  const std::uint64_t before = gen.next().value();
+  ASSERT_EQ(unlink((dir.path() + "/node-0.lock").c_str()), 0);
+  EXPECT_FALSE(gen.keeper().renew());
+  EXPECT_THROW(gen.next(), LeaseError);
+  ASSERT_TRUE(gen.keeper().renew()) << gen.keeper().status().last_error;
+  EXPECT_FALSE(gen.keeper().status().lost);
+  EXPECT_EQ(gen.keeper().status().reacquired, 1u);
+  EXPECT_GT(gen.next().value(), before);
+  // The new lock is a real one: another process (here another store) is refused the node.
+  EXPECT_THROW(open_lease_store("file:" + dir.path())->acquire_node(kTwitter, 0), LeaseError);
+}
+
+// In the background the keeper heals by itself, within a few retries.
+TEST(FileStoreFaults, TheBackgroundKeeperTakesALostLeaseAgainByItself) {
+  test::ScratchDir dir;
+  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=300"), kTwitter);
+  const std::uint64_t before = gen.next().value();
+  ASSERT_EQ(unlink((dir.path() + "/node-0.lock").c_str()), 0);
+  // Waits as long as the keeper may take (bounded): the loss shows, then the heal.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (gen.keeper().status().reacquired == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(gen.keeper().status().reacquired, 1u) << gen.keeper().status().last_error;
+  // The renewal that found the loss had stored its reservation first: taken again, the node
+  // issues above that mark (it cannot tell its own from another holder's), so the first ID
+  // may wait for the clock to pass it.
+  std::uint64_t after = 0;
+  while (after == 0 && std::chrono::steady_clock::now() < deadline) {
+    try {
+      after = gen.next().value();
+    } catch (const ClockBackwardsError&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_GT(after, before);
 }
 
 // Once the holder of a deleted lock file has gone, its node is free again.

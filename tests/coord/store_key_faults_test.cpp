@@ -86,6 +86,22 @@ void deleted_key_is_lost_and_a_newcomer_starts_above(const Edits& e) {
   EXPECT_FALSE(a.keeper().renew());
   EXPECT_TRUE(a.keeper().status().lost) << a.keeper().status().last_error;
   EXPECT_THROW(a.next(), LeaseError);
+  // Healing: while the newcomer holds the node, the old holder cannot take it again...
+  EXPECT_FALSE(a.keeper().renew());
+  EXPECT_TRUE(a.keeper().status().lost);
+  EXPECT_NE(a.keeper().status().last_error.find("taking the lost node ID again"), std::string::npos)
+      << a.keeper().status().last_error;
+  EXPECT_THROW(a.next(), LeaseError);
+  // ...and once it lets go, the old holder takes it again and issues above everything the
+  // newcomer issued (its mark is above the old holder's reservation).
+  std::uint64_t last_b = 0;
+  for (int i = 0; i < 100; ++i) last_b = b.next().value();
+  b.release();
+  clock.advance_ms(2);  // past the newcomer's last tick, so the floor is not a step back
+  ASSERT_TRUE(a.keeper().renew()) << a.keeper().status().last_error;
+  EXPECT_FALSE(a.keeper().status().lost);
+  EXPECT_EQ(a.keeper().status().reacquired, 1u);
+  EXPECT_GT(a.next().value(), last_b);
 }
 
 void overwritten_key_is_lost(const Edits& e) {

@@ -14,7 +14,14 @@
 // Failure: a renewal that fails because the store is unreachable leaves the fence where it
 // was (the generator stops there by itself) and is retried. When the store says the lease
 // is gone (expired, another holder, its key or lock file deleted or replaced by hand), the
-// keeper fences the generator for good and status().lost is set.
+// keeper fences the generator at once and status().lost is set.
+// Healing: a lost lease is taken again, the same node ID (the generator's bits name it), at
+// every later renewal attempt (background: from retry_ms, doubling to a third of the TTL).
+// Taken again, it first stores a new reservation above its own and the store's mark, then
+// raises the generator's floor to the store's mark where that is above its own reservation
+// (another holder may have issued up to it meanwhile; one that started after the loss began
+// above this keeper's reservation, which the store held), and only then lifts the fence. A
+// node another live holder has taken stays lost until that holder lets it go.
 // Release: the fence goes to "nothing more" first, then the generator's last claimed tick
 // is read; calls in flight check the fence after their claim, so that tick covers every ID
 // they can still return. That exact time is stored as the mark (a clean restart need not
@@ -74,7 +81,9 @@ struct KeeperStatus {
   std::int64_t fence_unix_ms = 0;           ///< the generator stops issuing at this time
   std::uint64_t renewals = 0;               ///< successful renewals
   std::uint64_t failures = 0;               ///< failed renewal attempts
-  bool lost = false;                        ///< the store gave the node ID away
+  bool lost = false;                        ///< the store gave the node ID away (until healed)
+  std::uint64_t reacquired = 0;             ///< times a lost lease was taken again
+  std::int64_t lost_since_unix_ms = 0;      ///< when the lease was last found lost (0: never)
   bool released = false;                    ///< release() ran
   std::string last_error;                   ///< message of the last failed attempt
 };
@@ -94,10 +103,18 @@ class LeaseKeeper {
 
   /// Reserves the first mark window (a renewal) and starts the renewal thread (unless
   /// options.renew_in_background is false). Throws LeaseError if that renewal fails.
-  void start();
+  /// With hold_mark, the renewals keep the lease but reserve nothing beyond the stored
+  /// mark, until begin_reserving(): for a start-up that waits for the clock to pass that
+  /// mark first, so that a start stopped during the wait (a supervisor's timeout, kill -9)
+  /// leaves the mark where it was and the next start waits no longer.
+  void start(bool hold_mark = false);
+  /// Ends start(true)'s hold: one renewal reserves the window from now (throws LeaseError
+  /// if it fails), and later renewals reserve as usual.
+  void begin_reserving();
   /// One renewal, as the background thread makes it: on success the mark and the fence
-  /// move on; when the store says the lease is gone, the generator is fenced for good.
-  /// Returns whether it succeeded (status().last_error says why not). Thread-safe.
+  /// move on; when the store says the lease is gone, the generator is fenced and the next
+  /// call tries to take the node ID again (see Healing above). Returns whether the lease is
+  /// held and renewed (status().last_error says why not). Thread-safe.
   bool renew();
   /// Puts generator under the keeper's fence from now on (see the top of this file). The
   /// generator must outlive the keeper's release().
@@ -129,6 +146,8 @@ class LeaseKeeper {
   void run();
   // One renewal: reserve a new window and move the fence. Throws LeaseError.
   void renew_once();
+  // Takes the lost node ID again and reserves above every mark (see Healing). Throws.
+  void reacquire_once();
   // Applies status_.fence_unix_ms to the generator; the mutex held.
   void apply_fence_locked();
   // Takes a node ID, passing over those whose marks are too far ahead.
@@ -154,6 +173,7 @@ class LeaseKeeper {
   std::unique_ptr<Sync> sync_;
   KeeperStatus status_;
   bool stop_ = false;
+  bool hold_mark_ = false;  // start(true) until begin_reserving(); sync_->mu
 };
 
 }  // namespace idforge::coord
