@@ -1,5 +1,7 @@
 #include "idforge/server/config.hpp"
 
+#include "idforge/server/event_log.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -125,6 +127,9 @@ const std::vector<SettingInfo>& settings() {
         {"web-root",
          "Folder served at / (default: web/dist of the source tree or the install share dir)"},
         {"access-log", "'-' = stderr, 'off', or a file to append to"},
+        {"log-format",
+         "Lease and readiness events on stderr: 'text' (one line each) or 'json' (one object "
+         "per line)"},
         {"sequence-store",
          "Segment store for /v1/sequences/{name}: sqlite:PATH or postgres://... (empty: off)"},
         {"mask-key-file",
@@ -199,7 +204,9 @@ void apply_setting(ServerConfig& c, std::string_view key_in, std::string_view v)
   else if (key == "access-log") {
     if (v.empty()) bad(key, v, "must be '-', 'off' or a file");
     c.access_log = v;
-  } else {
+  } else if (key == "log-format")
+    c.log_format = parse_log_format(v);
+  else {
     std::string known;
     for (const auto& s : settings()) known += (known.empty() ? "" : ", ") + s.key;
     // The value is not shown: an unknown setting may be a secret put where it does not

@@ -60,26 +60,110 @@ LeaseBinding::~LeaseBinding() {
 }
 
 void LeaseBinding::refresh() {
+  std::lock_guard guard(refresh_mu_);
   const coord::KeeperStatus s = gen_.keeper().status();
   const std::int64_t now_ms = clock_.now_ns() / 1'000'000;
   Readiness& r = *server_.readiness();
+  State state = State::ready;
+  std::string reason;
   if (s.released) {
-    r.set_not_ready(fmt::format("node {} lease released", gen_.node()));
+    state = State::released;
+    reason = fmt::format("node {} lease released", gen_.node());
   } else if (s.lost) {
-    r.set_not_ready(fmt::format("node {} lease lost at {}: {}", gen_.node(),
-                                gen_.keeper().store_url(), s.last_error));
+    state = State::lost;
+    reason = fmt::format("node {} lease lost at {}: {}", gen_.node(), gen_.keeper().store_url(),
+                         s.last_error);
   } else if (s.fence_unix_ms <= now_ms) {
-    r.set_not_ready(fmt::format("node {} lease not renewed at {}: {}", gen_.node(),
-                                gen_.keeper().store_url(),
-                                s.last_error.empty() ? "renewal pending" : s.last_error));
+    state = State::fenced;
+    reason =
+        fmt::format("node {} lease not renewed at {}: {}", gen_.node(), gen_.keeper().store_url(),
+                    s.last_error.empty() ? "renewal pending" : s.last_error);
   } else if (const std::int64_t behind = clock_behind_ms(now_ms); behind > 0) {
-    r.set_not_ready(fmt::format(
+    state = State::clock_behind;
+    reason = fmt::format(
         "the clock is {} ms behind the last ID issued on node {} (Unix ms {}), more than the "
         "{} ms an ID waits for it: ID requests fail until it catches up",
         behind, gen_.node(), gen_.generator().last_unix_ms(),
-        gen_.generator().policy().max_backward_wait_ms));
-  } else if (!r.ready()) {
-    r.set_ready();
+        gen_.generator().policy().max_backward_wait_ms);
+  }
+  if (state == State::ready) {
+    if (!r.ready()) r.set_ready();
+  } else {
+    r.set_not_ready(reason);
+  }
+  log_changes(s, state, now_ms, reason);
+}
+
+void LeaseBinding::log_events_to(EventLog& log) {
+  std::lock_guard guard(refresh_mu_);
+  const coord::KeeperStatus s = gen_.keeper().status();
+  failures_seen_ = s.failures;
+  reacquired_seen_ = s.reacquired;
+  const coord::Lease& a = gen_.keeper().acquired();
+  log.write_always(
+      "lease_acquired",
+      fmt::format("node {} at {}{}", gen_.node(), gen_.keeper().store_url(),
+                  a.high_water_unix_ms == coord::kNoMark
+                      ? std::string(" (no earlier mark)")
+                      : fmt::format(" (earlier mark Unix ms {})", a.high_water_unix_ms)));
+  log_.store(&log);
+}
+
+// The refresh mutex held. Events once per cause are always written; a renewal failure
+// repeats each retry and goes through the log's rate limit.
+void LeaseBinding::log_changes(const coord::KeeperStatus& s, State state, std::int64_t now_ms,
+                               const std::string& reason) {
+  EventLog* log = log_.load();
+  const State was = state_;
+  state_ = state;
+  if (!log) return;
+  const auto node = gen_.node();
+  const std::string url = gen_.keeper().store_url();
+  if (s.reacquired > reacquired_seen_)
+    log->write_always("lease_reacquired",
+                      fmt::format("node {} taken again at {}{}; issuing resumes", node, url,
+                                  s.lost_since_unix_ms ? fmt::format(" {} ms after it was lost",
+                                                                     now_ms - s.lost_since_unix_ms)
+                                                       : std::string()));
+  if (s.failures > failures_seen_) {
+    if (s.lost && was == State::lost)
+      log->write("lease_reacquire_failed",
+                 fmt::format("node {} at {}: {}; retrying", node, url, s.last_error));
+    else if (!s.lost && !s.released)
+      log->write(
+          "lease_renewal_failed",
+          s.fence_unix_ms > now_ms
+              ? fmt::format("node {} at {}: {}; issuing stops in {} ms unless a renewal "
+                            "succeeds",
+                            node, url, s.last_error, s.fence_unix_ms - now_ms)
+              : fmt::format("node {} at {}: {}; issuing is paused", node, url, s.last_error));
+  }
+  failures_seen_ = s.failures;
+  reacquired_seen_ = s.reacquired;
+  if (state == was) return;
+  switch (state) {
+    case State::lost:
+      log->write_always("lease_lost",
+                        reason + "; issuing stopped, and the keeper tries to take the node again");
+      break;
+    case State::fenced:
+      log->write_always("lease_fenced", reason + "; issuing paused until a renewal succeeds");
+      break;
+    case State::clock_behind:
+      log->write_always("clock_behind_mark", reason);
+      break;
+    case State::released:
+      log->write_always("lease_released", reason);
+      break;
+    case State::ready:
+      if (was == State::clock_behind)
+        log->write_always(
+            "clock_caught_up",
+            fmt::format("node {}: the clock passed the last ID; issuing resumes", node));
+      else if (was == State::fenced)
+        log->write_always("lease_renewed",
+                          fmt::format("node {} renewed at {}; issuing resumes", node, url));
+      break;
   }
 }
 

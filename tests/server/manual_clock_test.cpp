@@ -4,13 +4,18 @@
 #include <gtest/gtest.h>
 
 #ifdef IDFORGE_SERVER_HAVE_LEASE
+#include <unistd.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "idforge/clock.hpp"
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/leased_generator.hpp"
+#include "idforge/server/event_log.hpp"
 #include "idforge/server/lease_binding.hpp"
 #include "idforge/server/server.hpp"
 #include "idforge/snowflake.hpp"
@@ -35,7 +40,10 @@ std::pair<int, std::string> get(server::Server& srv, const std::string& target) 
 class ServerOnManualClock : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / "idforge_manual_clock_leases";
+    // A folder per test: ctest runs the tests of this fixture in parallel processes.
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           (std::string("idforge_manual_clock_leases_") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -123,6 +131,91 @@ TEST_F(ServerOnManualClock, ReadinessDropsWhileTheClockIsFarBehindTheLastId) {
   binding.refresh();
   EXPECT_EQ(get(srv, "/readyz").first, 200);
   EXPECT_EQ(get(srv, "/v1/ids/snowflake").first, 200);
+}
+
+// The binding writes each lease event once, as it sees it: acquired; fenced, then renewed;
+// the clock behind the last ID, then caught up; a renewal failing (with the time left
+// before issuing stops); the lease lost to a deleted lock file, then taken again.
+TEST_F(ServerOnManualClock, EveryLeaseEventIsOneLineOfTheEventLog) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  coord::LeasedOptions options;
+  options.keeper.renew_in_background = false;
+  coord::LeasedSnowflakeGenerator gen(
+      coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
+      presets::twitter(), clock_, {}, options);
+  server::ServerConfig config;
+  config.access_log = "off";
+  server::Server srv(config, clock_);
+  // min_gap 0: every renewal failure is a line (the limit has its own test).
+  server::EventLog log(server::LogFormat::json, fds[1], clock_, std::chrono::milliseconds(0));
+  std::vector<std::string> events;
+  {
+    server::LeaseBinding binding(srv, gen, std::chrono::hours(1));
+    binding.log_events_to(log);
+
+    const std::int64_t fence = gen.keeper().status().fence_unix_ms;
+    clock_.set_ms(fence);
+    binding.refresh();
+    binding.refresh();  // the same state again: no second line
+    ASSERT_TRUE(gen.keeper().renew()) << gen.keeper().status().last_error;
+    binding.refresh();
+    EXPECT_EQ(get(srv, "/readyz").first, 200);
+
+    clock_.advance_ms(1000);
+    ASSERT_EQ(get(srv, "/v1/ids/snowflake").first, 200);
+    const std::int64_t last = gen.generator().last_unix_ms();
+    clock_.set_ms(last - 500);
+    binding.refresh();
+    clock_.set_ms(last + 1);
+    binding.refresh();
+
+    const auto aside = dir_.string() + ".aside";
+    std::filesystem::remove_all(aside);
+    std::filesystem::rename(dir_, aside);
+    EXPECT_FALSE(gen.keeper().renew());
+    binding.refresh();
+    std::filesystem::rename(aside, dir_);
+
+    ASSERT_EQ(unlink((dir_ / ("node-" + std::to_string(gen.node()) + ".lock")).c_str()), 0);
+    EXPECT_FALSE(gen.keeper().renew());
+    binding.refresh();
+    EXPECT_EQ(get(srv, "/readyz").first, 503);
+    ASSERT_TRUE(gen.keeper().renew()) << gen.keeper().status().last_error;
+    binding.refresh();
+    // The renewal that found the loss had stored its reservation first, and a keeper cannot
+    // tell its own mark from another holder's: taken again, it issues above that mark, so
+    // it waits for the clock (not ready, saying so) until the clock passes it.
+    EXPECT_EQ(get(srv, "/readyz").first, 503);
+    // (Its fence lies one ms past that mark: by then the background renewal, not run
+    // here, has moved it on.)
+    clock_.set_ms(gen.generator().last_unix_ms() + 1);
+    ASSERT_TRUE(gen.keeper().renew()) << gen.keeper().status().last_error;
+    binding.refresh();
+    EXPECT_EQ(get(srv, "/readyz").first, 200);
+  }
+  close(fds[1]);
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) all.append(buf, n);
+  close(fds[0]);
+  std::istringstream in(all);
+  std::vector<std::string> messages;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    events.push_back(j["event"]);
+    messages.push_back(j["message"]);
+  }
+  const std::vector<std::string> want = {
+      "lease_acquired",    "lease_fenced",         "lease_renewed", "clock_behind_mark",
+      "clock_caught_up",   "lease_renewal_failed", "lease_lost",    "lease_reacquired",
+      "clock_behind_mark", "clock_caught_up"};
+  EXPECT_EQ(events, want) << all;
+  ASSERT_EQ(messages.size(), want.size()) << all;
+  EXPECT_NE(messages[5].find("issuing stops in "), std::string::npos) << messages[5];
+  EXPECT_NE(messages[6].find("the keeper tries to take the node again"), std::string::npos)
+      << messages[6];
+  EXPECT_NE(messages[7].find("issuing resumes"), std::string::npos) << messages[7];
 }
 
 }  // namespace

@@ -13,32 +13,34 @@
 #include <vector>
 
 #include "idforge/clock.hpp"
+#include "idforge/server/event_log.hpp"
 
 namespace idforge::server {
 
 /// Settings of the service. Each field says its default and what makes it invalid.
 struct ServerConfig {
-  std::string bind = "127.0.0.1";     ///< address to listen on; beyond loopback needs token
-  int port = 8080;                    ///< 0..65535; 0 picks a free port
-  std::string layout = "twitter";     ///< Snowflake preset or spec (parse_layout)
-  std::optional<std::uint64_t> node;  ///< fixed node ID; unset = from the lease store
-  std::string lease_store;            ///< lease store URL; empty = file:<data>/leases
-  std::string token;                  ///< bearer token for /v1 and /metrics; empty = none
-  double rate_limit = 0;              ///< requests/s over all clients: 0 (none) or 0.001..1e6
-  double rate_burst = 0;              ///< bucket size 1..1e6; 0 = one second of rate_limit
-  int max_connections = 256;          ///< 1..4096 open connections; more get 503
-  int io_threads = 0;                 ///< 0..64 threads serving connections; 0 = one per core
-  int read_timeout_ms = 5000;         ///< 1..600000: one read may wait this long
-  int write_timeout_ms = 5000;        ///< 1..600000: one write may wait this long
-  int request_timeout_ms = 10000;     ///< 1..600000: a whole request head must arrive in this
-  int keep_alive_timeout_ms = 5000;   ///< 1..600000: idle keep-alive connections close after
-  int batch_timeout_ms = 2000;        ///< 1..600000: IDs not issued within this get 503
-  std::size_t max_body_bytes = 8192;  ///< requests announcing a larger body get 413
-  std::string data = ".data";         ///< data folder (leases, high-water marks)
-  std::string web_root;               ///< static files served at /; empty = default search
-  std::string access_log = "-";       ///< "-" = stderr, "off", or a file to append to
-  std::string sequence_store;         ///< segment store URL for /v1/sequences; empty = none
-  std::string mask_key_file;          ///< keyring file for /v1/mask, /v1/unmask; empty = none
+  std::string bind = "127.0.0.1";          ///< address to listen on; beyond loopback needs token
+  int port = 8080;                         ///< 0..65535; 0 picks a free port
+  std::string layout = "twitter";          ///< Snowflake preset or spec (parse_layout)
+  std::optional<std::uint64_t> node;       ///< fixed node ID; unset = from the lease store
+  std::string lease_store;                 ///< lease store URL; empty = file:<data>/leases
+  std::string token;                       ///< bearer token for /v1 and /metrics; empty = none
+  double rate_limit = 0;                   ///< requests/s over all clients: 0 (none) or 0.001..1e6
+  double rate_burst = 0;                   ///< bucket size 1..1e6; 0 = one second of rate_limit
+  int max_connections = 256;               ///< 1..4096 open connections; more get 503
+  int io_threads = 0;                      ///< 0..64 threads serving connections; 0 = one per core
+  int read_timeout_ms = 5000;              ///< 1..600000: one read may wait this long
+  int write_timeout_ms = 5000;             ///< 1..600000: one write may wait this long
+  int request_timeout_ms = 10000;          ///< 1..600000: a whole request head must arrive in this
+  int keep_alive_timeout_ms = 5000;        ///< 1..600000: idle keep-alive connections close after
+  int batch_timeout_ms = 2000;             ///< 1..600000: IDs not issued within this get 503
+  std::size_t max_body_bytes = 8192;       ///< requests announcing a larger body get 413
+  std::string data = ".data";              ///< data folder (leases, high-water marks)
+  std::string web_root;                    ///< static files served at /; empty = default search
+  std::string access_log = "-";            ///< "-" = stderr, "off", or a file to append to
+  LogFormat log_format = LogFormat::text;  ///< events on stderr: "text" or "json"
+  std::string sequence_store;              ///< segment store URL for /v1/sequences; empty = none
+  std::string mask_key_file;               ///< keyring file for /v1/mask, /v1/unmask; empty = none
 };
 
 /// One setting: its key (file and flag name), environment variable and help line.

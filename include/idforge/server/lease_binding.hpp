@@ -3,6 +3,9 @@
 // and not fenced: /readyz answers 503 and IDs stop while renewals fail or the lease is lost,
 // and come back when a renewal succeeds; also while the clock lies so far behind the last
 // issued ID that every request would be refused), and adds the lease's series to /metrics.
+// Given an EventLog, it writes each lease event there as it sees it (acquired, renewal
+// failed with the reason and the time left before issuing stops, fenced, lost, taken
+// again, renewed after failures, clock behind the mark and caught up, released).
 // Built only with idforge::coord (IDFORGE_SERVER_HAVE_LEASE).
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <thread>
 
 #include "idforge/coord/leased_generator.hpp"
+#include "idforge/server/event_log.hpp"
 #include "idforge/server/server.hpp"
 
 namespace idforge::server {
@@ -33,11 +37,20 @@ class LeaseBinding {
   LeaseBinding(const LeaseBinding&) = delete;
   LeaseBinding& operator=(const LeaseBinding&) = delete;
 
-  /// Reads the keeper's state and the clock once and sets readiness from them.
+  /// Reads the keeper's state and the clock once and sets readiness from them (and writes
+  /// the events since the last call to the event log, if any).
   void refresh();
+  /// Writes lease events to log from now on, starting with "lease_acquired"; log must
+  /// outlive the binding.
+  void log_events_to(EventLog& log);
 
  private:
+  // What readiness says, by cause: an event is written when it changes.
+  enum class State { ready, released, lost, fenced, clock_behind };
+
   std::int64_t clock_behind_ms(std::int64_t now_ms) const noexcept;
+  void log_changes(const coord::KeeperStatus& s, State state, std::int64_t now_ms,
+                   const std::string& reason);
 
   Server& server_;
   coord::LeasedSnowflakeGenerator& gen_;
@@ -46,6 +59,11 @@ class LeaseBinding {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::mutex refresh_mu_;  // one refresh() at a time: the poll thread's and a caller's
+  std::atomic<EventLog*> log_{nullptr};
+  State state_ = State::ready;
+  std::uint64_t failures_seen_ = 0;
+  std::uint64_t reacquired_seen_ = 0;
   std::thread thread_;
 };
 
