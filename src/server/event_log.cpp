@@ -14,8 +14,8 @@ namespace idforge::server {
 LogFormat parse_log_format(std::string_view text) {
   if (text == "text") return LogFormat::text;
   if (text == "json") return LogFormat::json;
-  throw Error(errc::invalid_argument, "log-format '" + detail::printable(text) +
-                                          "': expected 'text' or 'json'");
+  throw Error(errc::invalid_argument,
+              "log-format '" + detail::printable(text) + "': expected 'text' or 'json'");
 }
 
 EventLog::EventLog(LogFormat format, int fd, Clock& clock, std::chrono::milliseconds min_gap)

@@ -58,8 +58,8 @@ TEST(StartWait, AStartStoppedWhileWaitingForTheClockLeavesTheMarkWhereItWas) {
       EXPECT_EQ(e.reason(), LeaseFailure::cancelled) << e.what();
     }
     EXPECT_EQ(told_behind, kT + 10'000 - (kT + after_ms) + 1);
-    EXPECT_EQ(stored_mark(url), kT + 10'000) << "a start stopped " << after_ms
-                                             << " ms after the crash pushed the mark";
+    EXPECT_EQ(stored_mark(url), kT + 10'000)
+        << "a start stopped " << after_ms << " ms after the crash pushed the mark";
   }
 
   // A start that is let through issues above the mark and only then reserves from now.

@@ -3,9 +3,9 @@
 // takes it once the first has gone, and issues only IDs above the first's, also when it starts
 // with its clock behind (libfaketime) or after the first was killed. A database with no file
 // has nowhere to lock N: refused, saying how to give a folder.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
