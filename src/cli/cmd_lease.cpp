@@ -1,4 +1,5 @@
-// `idforge lease acquire|list`: hold a node-ID lease from a store, or show who holds what.
+// `idforge lease acquire|list|init`: hold a node-ID lease from a store, show who holds
+// what, or provision a new store's generation record.
 #ifdef IDFORGE_HAVE_COORD
 #include <fmt/core.h>
 #include <signal.h>
@@ -119,6 +120,24 @@ void run_list(const LeaseArgs& a) {
             printable(a.store));
 }
 
+// Creates the store's generation record as a fresh store's (LeaseStore::initialize).
+void run_init(const LeaseArgs& a) {
+  auto store = coord::open_lease_store(a.store);
+  const bool created = store->initialize();
+  if (a.format == "json") {
+    print_out("{}\n", json_text(nlohmann::json{{"store", a.store}, {"created", created}}));
+    return;
+  }
+  if (created)
+    print_out("{}: generation record created; the first holder issues at once\n",
+              printable(a.store));
+  else
+    print_out(
+        "{}: a generation record exists already (or the store keeps none); nothing "
+        "changed\n",
+        printable(a.store));
+}
+
 void add_common(CLI::App* cmd, LeaseArgs& a) {
   cmd->add_option("--store", a.store,
                   "file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N, ordinal:HOST")
@@ -149,6 +168,19 @@ void add_lease_command(CLI::App& app) {
       "list", "Show held node IDs: holder, pid, host, since, high-water mark");
   add_common(list, *list_args);
   list->callback([list_args] { run_list(*list_args); });
+  auto init_args = std::make_shared<LeaseArgs>();
+  CLI::App* init = lease->add_subcommand(
+      "init",
+      "Provision a new store: create its generation record, so that its first holder need "
+      "not wait out the window of holders a lost state may still have (never after a "
+      "flush or a wipe while holders run)");
+  init->add_option("--store", init_args->store,
+                   "file:DIR, redis://HOST:PORT, etcd://HOST:PORT[,...], static:N?state=DIR")
+      ->capture_default_str();
+  init->add_option("--format", init_args->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  init->callback([init_args] { run_init(*init_args); });
 }
 
 }  // namespace idforge::cli

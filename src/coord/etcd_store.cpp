@@ -6,12 +6,18 @@
 // this holder created (same create_revision) and still holds this holder's value, so a
 // holder that lost its lease cannot overwrite the next holder's mark, and a key deleted or
 // overwritten by hand fails the next renewal (lost).
+// A wiped data directory (or another cluster behind the same address) loses every key:
+// PREFIX generation (store_generation.hpp) is compared by every renewal, and the holder
+// that creates it records the time as a possible loss, since etcd cannot say whether holders
+// of an earlier state still issue: the first start on a fresh prefix waits one window.
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "etcd_client.hpp"
+#include "store_generation.hpp"
 #include "store_support.hpp"
 
 namespace idforge::coord::detail {
@@ -111,9 +117,18 @@ class EtcdStore final : public LeaseStore {
       success.push_back(
           {{"request_put",
             {{"key", b64(mark_key(lease.node))}, {"value", b64(std::to_string(mark))}}}});
-    const json txn = client_.call(
-        "/v3/kv/txn",
-        {{"compare", still_ours(lease.node, revision, held.value)}, {"success", success}});
+    json compare = still_ours(lease.node, revision, held.value);
+    compare.push_back(
+        {{"target", "VALUE"}, {"key", b64(generation_key())}, {"value", b64(lease.generation)}});
+    const json txn = client_.call("/v3/kv/txn", {{"compare", compare}, {"success", success}});
+    if (!txn.value("succeeded", false) && generation_changed(lease))
+      throw LeaseError(LeaseFailure::lost, url_,
+                       "store state lost: key " + generation_key() +
+                           " is gone or changed (the etcd data was wiped or restored, or the "
+                           "key deleted by hand; cluster ID " +
+                           cluster_id_ + " when acquired, " + cluster_id(txn) +
+                           " now), so another holder could take node " +
+                           std::to_string(lease.node) + " with no mark");
     if (!txn.value("succeeded", false))
       throw LeaseError(LeaseFailure::lost, url_,
                        "key " + node_key(lease.node) +
@@ -141,6 +156,19 @@ class EtcdStore final : public LeaseStore {
                                 {"success", success}});
     held_.erase(it);
     revoke(lease_id);
+  }
+
+  bool initialize() override {
+    guard_.check(url_);
+    std::lock_guard lock(mu_);
+    const std::string key = b64(generation_key());
+    const json txn = client_.call(
+        "/v3/kv/txn",
+        {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
+         {"success",
+          json::array({{{"request_put",
+                         {{"key", key}, {"value", b64(new_generation_id() + " none")}}}}})}});
+    return txn.value("succeeded", false);
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
@@ -189,6 +217,54 @@ class EtcdStore final : public LeaseStore {
   std::string mark_key(std::uint64_t node) const {
     return prefix_ + "mark/" + std::to_string(node);
   }
+  std::string generation_key() const { return prefix_ + "generation"; }
+
+  static std::string cluster_id(const json& reply) {
+    if (!reply.contains("header")) return "unknown";
+    const json& h = reply["header"];
+    if (!h.contains("cluster_id")) return "unknown";
+    return h["cluster_id"].is_string() ? h["cluster_id"].get<std::string>()
+                                       : h["cluster_id"].dump();
+  }
+
+  // Reads the generation record, or creates it ("ID RESET-MS"; see the top). mu_ held.
+  void read_or_create_generation() {
+    const std::string key = b64(generation_key());
+    const std::string fresh = new_generation_id() + " " + std::to_string(now_ms(*clock_));
+    const json txn = client_.call(
+        "/v3/kv/txn",
+        {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
+         {"success", json::array({{{"request_put", {{"key", key}, {"value", b64(fresh)}}}}})},
+         {"failure", json::array({{{"request_range", {{"key", key}}}}})}});
+    std::string record = fresh;
+    if (!txn.value("succeeded", false)) {
+      record.clear();
+      for (const auto& r : txn.value("responses", json::array())) {
+        const json kvs = r.value("response_range", json::object()).value("kvs", json::array());
+        if (!kvs.empty()) record = client_.decode64(kvs[0].value("value", ""));
+      }
+    }
+    const auto space = record.find(' ');
+    const std::string reset = space == std::string::npos ? "" : record.substr(space + 1);
+    std::int64_t ms = 0;
+    const auto [end, ec] = std::from_chars(reset.data(), reset.data() + reset.size(), ms);
+    if (space == 0 ||
+        (reset != "none" && (ec != std::errc{} || end != reset.data() + reset.size())))
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "key " + generation_key() + " holds '" + shown_bytes(record) +
+                           "', not 'ID RESET-MS|none'; delete it (the next start then waits "
+                           "as after a lost state)");
+    generation_ = record;
+    reset_ms_ = reset == "none" ? kNoMark : ms;
+    if (cluster_id_.empty()) cluster_id_ = cluster_id(txn);
+  }
+
+  // Whether the generation record differs from lease's (after a failed renewal txn).
+  bool generation_changed(const Lease& lease) {
+    const json now = client_.call("/v3/kv/range", {{"key", b64(generation_key())}});
+    if (!now.contains("kvs") || now["kvs"].empty()) return true;
+    return client_.decode64(now["kvs"][0].value("value", "")) != lease.generation;
+  }
 
   struct Grant {
     std::int64_t id = 0;
@@ -215,6 +291,7 @@ class EtcdStore final : public LeaseStore {
 
   // Claims node with the granted lease: the lease, or nullopt if someone holds it. mu_ held.
   std::optional<Lease> try_take(const Layout& layout, std::uint64_t node, const Grant& grant) {
+    read_or_create_generation();
     Lease lease;
     lease.holder = new_holder_id();
     lease.since_unix_ms = grant.t0;
@@ -230,6 +307,8 @@ class EtcdStore final : public LeaseStore {
       lease.high_water_unix_ms =
           parse_mark(client_.decode64(mark["kvs"][0].value("value", "")), node);
     held_[node] = {value, lease.high_water_unix_ms};
+    lease.generation = generation_;
+    lease.store_reset_unix_ms = reset_ms_;
     return lease;
   }
 
@@ -296,6 +375,9 @@ class EtcdStore final : public LeaseStore {
   StoreMutex mu_;
   EtcdClient client_;
   std::map<std::uint64_t, Held> held_;
+  std::string generation_;           // the generation record as last read
+  std::int64_t reset_ms_ = kNoMark;  // its reset time
+  std::string cluster_id_;           // etcd's cluster ID when the record was first read
 };
 
 }  // namespace

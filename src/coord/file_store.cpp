@@ -19,6 +19,11 @@
 // every call in the child (ForkGuard), so the child neither keeps the parent's node locked
 // nor touches its files. (A child of syscall(SYS_fork) skips the atfork handler and keeps
 // its share of the lock until it exits; the store still refuses it.)
+// The whole folder deleted (`rm -rf`) under a running holder: its generation record
+// (DIR/generation, store_generation.hpp) goes with it. The holder's next renewal fails
+// (lost); a newcomer that finds no record creates one, and if a beacon of an earlier holder
+// of this path is still bound it records the time, so every holder that starts on the new
+// folder waits until the old holder's reservation has run out.
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +41,7 @@
 #include <random>
 
 #include "idforge/detail/explore.hpp"
+#include "store_generation.hpp"
 #include "store_support.hpp"
 
 namespace idforge::coord::detail {
@@ -135,6 +141,7 @@ class FileStore final : public LeaseStore {
     const NodeRange range = node_range(settings_, layout, url_);
     std::lock_guard lock(mu_);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "acquire");
+    read_or_create_generation();
     for (std::uint64_t i = 0; i < range.count; ++i) {
       std::string held_by;
       if (auto lease = try_take(layout, range.first + i, held_by)) {
@@ -155,6 +162,7 @@ class FileStore final : public LeaseStore {
     make_dirs(dir_, url_);
     std::lock_guard lock(mu_);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "acquire_node");
+    read_or_create_generation();
     std::string held_by;
     if (auto lease = try_take(layout, node, held_by)) {
       IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "acquire_node");
@@ -186,6 +194,14 @@ class FileStore final : public LeaseStore {
               std::to_string(lease.node) +
               " (deleted or replaced by hand), so another process could take the node; this "
               "holder stops issuing");
+    struct stat gen;
+    if (held.generation.st_ino != 0 &&
+        (stat(generation_path().c_str(), &gen) != 0 || !same_file(gen, held.generation)))
+      throw LeaseError(LeaseFailure::lost, url_,
+                       "store state lost: " + generation_path() +
+                           " is gone or was replaced (the folder was deleted or replaced), so "
+                           "another process could take node " +
+                           std::to_string(lease.node) + "; this holder stops issuing");
     if (!held.alias.empty() && !names(held.alias, held.fd))
       held.alias = make_alias(lease.node, held.fd);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "renew");
@@ -209,6 +225,24 @@ class FileStore final : public LeaseStore {
     close_lock(held.fd);
     held_.erase(it);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_reply, "release");
+  }
+
+  bool initialize() override {
+    guard_.check(url_);
+    make_dirs(dir_, url_);
+    std::lock_guard lock(mu_);
+    const std::string path = generation_path();
+    const std::string tmp = path + ".tmp." + nonce();
+    write_whole_file(tmp, "generation " + new_generation_id() + "\nreset none\n");
+    const int linked = link(tmp.c_str(), path.c_str());
+    const int err = errno;
+    unlink(tmp.c_str());
+    if (linked != 0 && err == EEXIST) return false;
+    if (linked != 0)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "cannot create " + path + ": " + std::strerror(err));
+    sync_folder();
+    return true;
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
@@ -248,7 +282,104 @@ class FileStore final : public LeaseStore {
     std::int64_t stored = kNoMark;
     std::string alias;   // the second name of the locked file; "" where links are not possible
     std::string layout;  // mark_layout_spec() of the layout it was taken for, kept in its mark
+    struct stat generation {};  // the generation record found at acquire (st_ino 0: none)
   };
+
+  std::string generation_path() const { return dir_ + "/generation"; }
+
+  // Reads DIR/generation, or creates it (see the top of the file): into generation_,
+  // generation_stat_ and reset_ms_. mu_ held.
+  void read_or_create_generation() {
+    const std::string path = generation_path();
+    if (!beacon_) {
+      // The folder's absolute path names the beacon: a folder re-created under the same path
+      // is the same store to every holder.
+      char* real = realpath(dir_.c_str(), nullptr);
+      beacon_key_ = real ? std::string(real) : dir_;
+      std::free(real);
+    }
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+      if (fd >= 0) {
+        struct stat st;
+        const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        const std::string text = regular ? read_text(fd) : std::string();
+        close(fd);
+        if (!regular)
+          throw LeaseError(LeaseFailure::rejected, url_,
+                           "generation record " + path + " is not a regular file; remove it");
+        parse_generation(text, path);
+        generation_stat_ = st;
+        break;
+      }
+      if (errno != ENOENT)
+        throw LeaseError(LeaseFailure::rejected, url_,
+                         "cannot open " + path + ": " + std::strerror(errno));
+      // No record: a fresh folder, or one deleted under live holders. A beacon of an earlier
+      // holder of this path tells the two apart.
+      const bool earlier = beacon_seen(beacon_key_, beacon_.get());
+      const std::int64_t reset = earlier ? now_ms(*clock_) : kNoMark;
+      const std::string text = "generation " + new_generation_id() + "\nreset " +
+                               (reset == kNoMark ? std::string("none") : std::to_string(reset)) +
+                               "\n";
+      // Written in full under a temporary name, then linked: link() creates the record only
+      // if none exists, so two newcomers agree on one, and no reader sees half of it.
+      const std::string tmp = path + ".tmp." + nonce();
+      write_whole_file(tmp, text);
+      const int linked = link(tmp.c_str(), path.c_str());
+      const int err = errno;
+      unlink(tmp.c_str());
+      if (linked != 0 && err != EEXIST)
+        throw LeaseError(LeaseFailure::rejected, url_,
+                         "cannot create " + path + ": " + std::strerror(err));
+      sync_folder();
+    }
+    if (!beacon_) beacon_ = std::make_unique<PresenceBeacon>(beacon_key_);
+  }
+
+  void parse_generation(const std::string& text, const std::string& path) {
+    // "generation HEX\nreset MS|none"
+    const auto nl = text.find('\n');
+    const std::string first = text.substr(0, nl);
+    const std::string second = nl == std::string::npos ? std::string() : text.substr(nl + 1);
+    std::int64_t reset = kNoMark;
+    bool ok = first.starts_with("generation ") && first.size() > 11 && second.starts_with("reset ");
+    if (ok && second != "reset none") {
+      const std::string_view digits = std::string_view(second).substr(6);
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), reset);
+      ok = ec == std::errc{} && end == digits.data() + digits.size() && reset > 0;
+    }
+    if (!ok)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "generation record " + path + " holds '" + shown_bytes(text) +
+                           "', not 'generation HEX' and 'reset MS|none' lines; remove it (the "
+                           "next start then waits as after a lost folder)");
+    generation_ = first.substr(11);
+    reset_ms_ = reset;
+  }
+
+  void write_whole_file(const std::string& path, const std::string& text) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "cannot create " + path + ": " + std::strerror(errno));
+    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                    fdatasync(fd) == 0;
+    const int err = errno;
+    close(fd);
+    if (!ok) {
+      unlink(path.c_str());
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "cannot write " + path + ": " + std::strerror(err));
+    }
+  }
+
+  void sync_folder() {
+    const int fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)fsync(fd);  // the record only shortens a later wait; a lost one is made again
+    close(fd);
+  }
 
   // Locks node's file and takes the node, or returns nullopt with who holds it. mu_ held.
   std::optional<Lease> try_take(const Layout& layout, std::uint64_t node, std::string& held_by) {
@@ -297,13 +428,15 @@ class FileStore final : public LeaseStore {
         const MarkRecord record = read_mark_record(mark_path(node), url_);
         check_mark_layout(record, layout, "high-water mark file " + mark_path(node), url_);
         lease.high_water_unix_ms = record.mark;
+        lease.generation = generation_;
+        lease.store_reset_unix_ms = reset_ms_;
         const std::string info = holder_json(lease) + "\n";
         if (ftruncate(fd, 0) != 0 ||
             pwrite(fd, info.data(), info.size(), 0) != static_cast<ssize_t>(info.size()))
           throw LeaseError(LeaseFailure::rejected, url_,
                            "cannot write " + path + ": " + std::strerror(errno));
-        held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd),
-                       mark_layout_spec(layout)};
+        held_[node] = {fd, lease.high_water_unix_ms, make_alias(node, fd), mark_layout_spec(layout),
+                       generation_stat_};
         track_lock(fd);
         return lease;
       } catch (...) {
@@ -400,6 +533,11 @@ class FileStore final : public LeaseStore {
   ForkGuard guard_;
   StoreMutex mu_;
   std::map<std::uint64_t, Held> held_;
+  std::string generation_;                  // the record's ID as last read
+  struct stat generation_stat_ {};          // its file as last read
+  std::int64_t reset_ms_ = kNoMark;         // the record's reset time
+  std::string beacon_key_;                  // the folder's absolute path
+  std::unique_ptr<PresenceBeacon> beacon_;  // bound from the first acquire on
 };
 
 }  // namespace

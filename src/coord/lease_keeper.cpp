@@ -71,8 +71,25 @@ LeaseKeeper::LeaseKeeper(std::unique_ptr<LeaseStore> store, const Layout& layout
     acquired_ = store_->acquire_node(layout_, *options.node);
   else
     acquired_ = acquire_skipping(fixed_store ? -1 : options.max_mark_ahead_ms);
+  // After a store lost its state, the earlier holders' marks are gone with it: their
+  // windows from the reset on take the mark's place (store_generation.hpp).
+  acquired_.high_water_unix_ms = earlier_holders_until(acquired_);
   status_.lease = acquired_;
   status_.reserved_unix_ms = acquired_.high_water_unix_ms;
+  status_.store_reset_unix_ms = acquired_.store_reset_unix_ms;
+}
+
+std::int64_t LeaseKeeper::earlier_holders_until(Lease& lease) const {
+  if (lease.store_reset_unix_ms == kNoMark) return lease.high_water_unix_ms;
+  // An earlier holder issues nothing past its fence, at most one window after its last
+  // renewal, which came before the reset (holders of one store share its TTL).
+  const std::int64_t window = std::max(ttl_ms_, reserve_ms_);
+  const std::int64_t until = end_of_tick(layout_, lease.store_reset_unix_ms + window);
+  if (until < now_ms()) {
+    lease.store_reset_unix_ms = kNoMark;  // that window has passed: nothing to wait for
+    return lease.high_water_unix_ms;
+  }
+  return lease.high_water_unix_ms == kNoMark ? until : std::max(lease.high_water_unix_ms, until);
 }
 
 Lease LeaseKeeper::acquire_skipping(std::int64_t max_ahead_ms) {
@@ -216,7 +233,7 @@ void LeaseKeeper::reacquire_once() {
     std::lock_guard lock(sync_->mu);
     reserved = status_.reserved_unix_ms;
   }
-  const std::int64_t theirs = lease.high_water_unix_ms;
+  const std::int64_t theirs = earlier_holders_until(lease);
   const std::int64_t mark =
       std::max({reserved, theirs, end_of_tick(layout_, now_ms() + reserve_ms_)});
   try {
@@ -241,6 +258,7 @@ void LeaseKeeper::reacquire_once() {
   // A mark above this keeper's own reservation is another holder's: issue above it.
   if (generator_ && theirs != kNoMark && theirs > reserved) generator_->raise_floor_unix_ms(theirs);
   status_.lease = lease;
+  status_.store_reset_unix_ms = lease.store_reset_unix_ms;
   status_.lost = false;
   status_.reserved_unix_ms = std::max(status_.reserved_unix_ms, mark);
   status_.fence_unix_ms = fence;

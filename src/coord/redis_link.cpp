@@ -44,8 +44,12 @@ RedisReply copy(const redisReply* r) {
 
 }  // namespace
 
-RedisLink::RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url)
-    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), store_url_(std::move(store_url)) {}
+RedisLink::RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url,
+                     std::string client_name)
+    : endpoint_(std::move(endpoint)),
+      timeout_ms_(timeout_ms),
+      store_url_(std::move(store_url)),
+      client_name_(std::move(client_name)) {}
 
 RedisLink::~RedisLink() {
   if (ctx_) redisFree(static_cast<redisContext*>(ctx_));
@@ -66,6 +70,20 @@ RedisReply RedisLink::command(const std::vector<std::string>& args) {
                            std::to_string(timeout_ms_) + " ms)");
     }
     redisSetTimeout(ctx, timeout);
+    if (!client_name_.empty()) {
+      // The name lets a holder that re-creates a lost generation record see this one.
+      auto* named = static_cast<redisReply*>(
+          redisCommand(ctx, "CLIENT SETNAME %b", client_name_.data(), client_name_.size()));
+      if (named) freeReplyObject(named);
+      if (ctx->err) {
+        const std::string why = ctx->errstr;
+        redisFree(ctx);
+        throw LeaseError(LeaseFailure::unreachable, store_url_,
+                         "Redis at " + where + " did not answer CLIENT SETNAME, sent on " +
+                             "connecting: " + (why.empty() ? "connection closed" : why) +
+                             " (timeout " + std::to_string(timeout_ms_) + " ms)");
+      }
+    }
     ctx_ = ctx;
   }
   std::vector<const char*> argv;

@@ -23,7 +23,9 @@ struct RedisReply {
 class RedisLink {
  public:
   /// Connects lazily, on the first command. timeout_ms bounds connecting and each reply.
-  RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url);
+  /// client_name, when given, names every connection (CLIENT SETNAME; an error is ignored).
+  RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url,
+            std::string client_name = "");
   ~RedisLink();
   RedisLink(const RedisLink&) = delete;
   RedisLink& operator=(const RedisLink&) = delete;
@@ -36,6 +38,7 @@ class RedisLink {
   Endpoint endpoint_;
   std::int64_t timeout_ms_;
   std::string store_url_;
+  std::string client_name_;
   void* ctx_ = nullptr;  // redisContext*
 };
 

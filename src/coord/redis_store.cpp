@@ -6,17 +6,26 @@
 // One Redis only (no Cluster: the scripts touch two keys built from one node number).
 // A key deleted or overwritten by hand fails the next renewal's compare (lost); the mark key
 // survives, so a newcomer that takes the node meanwhile starts above the holder's mark.
+// A FLUSHALL or a restart without persistence loses every key at once, marks included:
+// PREFIX generation (store_generation.hpp) is the record every renewal compares, and the
+// holder that creates it anew looks for connections named for the prefix (CLIENT LIST:
+// holders of the old state still connected) and at Redis's uptime (holders cut off by a
+// restart reconnect within a third of the TTL) to say when the state may have been lost.
 #include <charconv>
 #include <optional>
+#include <sstream>
 
 #include "redis_link.hpp"
+#include "store_generation.hpp"
 #include "store_support.hpp"
 
 namespace idforge::coord::detail {
 namespace {
 
-// KEYS: node key, mark key. ARGV: our value, ttl ms, mark ('' = keep).
+// KEYS: node key, mark key, generation key. ARGV: our value, ttl ms, mark ('' = keep),
+// the generation record as acquired. 2: the record is gone or changed (state lost).
 constexpr const char* kRenewScript = R"lua(
+if redis.call('GET', KEYS[3]) ~= ARGV[4] then return 2 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if ARGV[3] ~= '' then
@@ -43,7 +52,7 @@ class RedisStore final : public LeaseStore {
         clock_(&clock),
         settings_(read_settings(url)),
         prefix_(url.param("prefix").value_or("idforge:lease:")),
-        link_(url.endpoints.front(), settings_.timeout_ms, url.text) {}
+        link_(url.endpoints.front(), settings_.timeout_ms, url.text, presence_tag(prefix_)) {}
 
   const std::string& url() const noexcept override { return url_; }
 
@@ -94,9 +103,16 @@ class RedisStore final : public LeaseStore {
     guard_.check(url_);
     std::lock_guard lock(mu_);
     const std::int64_t t0 = now_ms(*clock_);
-    const RedisReply r = link_.command(
-        {"EVAL", kRenewScript, "2", node_key(lease.node), mark_key(lease.node), lease.token,
-         std::to_string(settings_.ttl_ms), mark == kNoMark ? "" : std::to_string(mark)});
+    const RedisReply r =
+        link_.command({"EVAL", kRenewScript, "3", node_key(lease.node), mark_key(lease.node),
+                       generation_key(), lease.token, std::to_string(settings_.ttl_ms),
+                       mark == kNoMark ? "" : std::to_string(mark), lease.generation});
+    if (r.type == Type::integer && r.integer == 2)
+      throw LeaseError(LeaseFailure::lost, url_,
+                       "store state lost: key " + generation_key() + " is " +
+                           (lease.generation.empty() ? "there" : "gone or changed") + " (" +
+                           why_state_lost() + "), so another holder could take node " +
+                           std::to_string(lease.node) + " with no mark");
     if (r.type != Type::integer || r.integer != 1)
       throw LeaseError(LeaseFailure::lost, url_,
                        "key " + node_key(lease.node) +
@@ -111,6 +127,14 @@ class RedisStore final : public LeaseStore {
     std::lock_guard lock(mu_);
     link_.command({"EVAL", kReleaseScript, "2", node_key(lease.node), mark_key(lease.node),
                    lease.token, mark == kNoMark ? "" : std::to_string(mark)});
+  }
+
+  bool initialize() override {
+    guard_.check(url_);
+    std::lock_guard lock(mu_);
+    const RedisReply set =
+        link_.command({"SET", generation_key(), new_generation_id() + " none", "NX"});
+    return set.type != Type::nil;
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
@@ -150,9 +174,97 @@ class RedisStore final : public LeaseStore {
   std::string mark_key(std::uint64_t node) const {
     return prefix_ + "mark:" + std::to_string(node);
   }
+  std::string generation_key() const { return prefix_ + "generation"; }
+
+  // Reads the generation record, or creates it: into generation_ and reset_ms_. mu_ held.
+  void read_or_create_generation() {
+    RedisReply g = link_.command({"GET", generation_key()});
+    if (g.type != Type::string) {
+      const std::int64_t reset = state_lost_at();
+      link_.command({"SET", generation_key(),
+                     new_generation_id() + " " +
+                         (reset == kNoMark ? std::string("none") : std::to_string(reset)),
+                     "NX"});
+      g = link_.command({"GET", generation_key()});
+      if (g.type != Type::string)
+        throw LeaseError(LeaseFailure::rejected, url_,
+                         "key " + generation_key() + " vanished right after it was set");
+    }
+    const auto space = g.str.find(' ');
+    const std::string reset = space == std::string::npos ? "" : g.str.substr(space + 1);
+    std::int64_t ms = kNoMark;
+    const auto [end, ec] = std::from_chars(reset.data(), reset.data() + reset.size(), ms);
+    if (space == 0 ||
+        (reset != "none" && (ec != std::errc{} || end != reset.data() + reset.size())))
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "key " + generation_key() + " holds '" + shown_bytes(g.str) +
+                           "', not 'ID RESET-MS|none'; delete it (the next start then waits "
+                           "as after a lost state)");
+    generation_ = g.str;
+    reset_ms_ = reset == "none" ? kNoMark : ms;
+    if (run_id_.empty()) run_id_ = info_field("run_id");
+  }
+
+  // When the state may have been lost under live holders, for a record created now:
+  // now if another connection carries this prefix's name (or CLIENT is not allowed);
+  // else when Redis started (a holder cut off by its restart may still issue a window
+  // from then), or kNoMark if Redis cannot say.
+  std::int64_t state_lost_at() {
+    const std::int64_t t0 = now_ms(*clock_);
+    try {
+      const RedisReply me = link_.command({"CLIENT", "ID"});
+      const RedisReply list = link_.command({"CLIENT", "LIST"});
+      const std::string mine = "id=" + std::to_string(me.integer) + " ";
+      const std::string name = " name=" + presence_tag(prefix_) + " ";
+      std::istringstream lines(list.str);
+      for (std::string line; std::getline(lines, line);)
+        if (line.find(name) != std::string::npos && !line.starts_with(mine)) return t0;
+    } catch (const LeaseError& e) {
+      if (e.reason() != LeaseFailure::rejected) throw;
+      return t0;  // CLIENT refused (an ACL): unknown counts as a holder present
+    }
+    const std::string uptime = info_field("uptime_in_seconds");
+    std::int64_t s = 0;
+    const auto [end, ec] = std::from_chars(uptime.data(), uptime.data() + uptime.size(), s);
+    if (ec != std::errc{} || uptime.empty()) return t0;
+    // Whole seconds, rounded down: Redis started at the latest s seconds ago, and the latest
+    // start is the one to wait from.
+    return t0 - s * 1000;
+  }
+
+  // One field of INFO server ("" if absent or refused).
+  std::string info_field(const std::string& field) {
+    try {
+      const RedisReply info = link_.command({"INFO", "server"});
+      const std::string key = field + ":";
+      std::istringstream lines(info.str);
+      for (std::string line; std::getline(lines, line);) {
+        if (!line.starts_with(key)) continue;
+        std::string v = line.substr(key.size());
+        while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
+        return v;
+      }
+    } catch (const LeaseError& e) {
+      if (e.reason() != LeaseFailure::rejected) throw;
+    }
+    return "";
+  }
+
+  // Words for a renewal that found the generation record gone. mu_ held.
+  std::string why_state_lost() {
+    std::string now_id;
+    try {
+      now_id = info_field("run_id");
+    } catch (const LeaseError&) {
+    }
+    if (!run_id_.empty() && !now_id.empty() && now_id != run_id_)
+      return "Redis restarted without its data: run_id " + run_id_ + " is now " + now_id;
+    return "FLUSHALL, FLUSHDB or a delete by hand";
+  }
 
   // SET NX PX on node's key; the lease, or nullopt if someone holds it. mu_ held.
   std::optional<Lease> try_take(const Layout& layout, std::uint64_t node) {
+    read_or_create_generation();
     Lease lease;
     lease.holder = new_holder_id();
     set_node(lease, layout, node);
@@ -166,6 +278,8 @@ class RedisStore final : public LeaseStore {
     lease.deadline_unix_ms = t0 + settings_.ttl_ms;
     const RedisReply mark = link_.command({"GET", mark_key(node)});
     lease.high_water_unix_ms = mark.type == Type::string ? parse_mark(mark.str, node) : kNoMark;
+    lease.generation = generation_;
+    lease.store_reset_unix_ms = reset_ms_;
     return lease;
   }
 
@@ -180,6 +294,9 @@ class RedisStore final : public LeaseStore {
   ForkGuard guard_;
   StoreMutex mu_;
   RedisLink link_;
+  std::string generation_;           // the generation record as last read
+  std::int64_t reset_ms_ = kNoMark;  // its reset time
+  std::string run_id_;               // Redis's run_id when the record was first read
 };
 
 }  // namespace

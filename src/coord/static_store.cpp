@@ -112,6 +112,8 @@ class StaticStore final : public LeaseStore {
     if (inner_) inner_->release(lease, mark);
   }
 
+  bool initialize() override { return inner_ ? inner_->initialize() : false; }
+
   std::vector<HolderInfo> list(const Layout& layout) override {
     HolderInfo row;
     set_node(row, layout, resolve(layout));

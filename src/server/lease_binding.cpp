@@ -106,6 +106,13 @@ void LeaseBinding::log_events_to(EventLog& log) {
                   a.high_water_unix_ms == coord::kNoMark
                       ? std::string(" (no earlier mark)")
                       : fmt::format(" (earlier mark Unix ms {})", a.high_water_unix_ms)));
+  if (a.store_reset_unix_ms != coord::kNoMark)
+    log.write_always("store_state_lost",
+                     fmt::format("{} had lost its state (no generation record) at Unix ms {} "
+                                 "while an earlier holder may still have been issuing: node {} "
+                                 "issues only above Unix ms {}",
+                                 gen_.keeper().store_url(), a.store_reset_unix_ms, gen_.node(),
+                                 a.high_water_unix_ms));
   log_.store(&log);
 }
 
@@ -119,6 +126,11 @@ void LeaseBinding::log_changes(const coord::KeeperStatus& s, State state, std::i
   if (!log) return;
   const auto node = gen_.node();
   const std::string url = gen_.keeper().store_url();
+  if (s.reacquired > reacquired_seen_ && s.store_reset_unix_ms != coord::kNoMark)
+    log->write_always("store_state_lost",
+                      fmt::format("{} had lost its state (no generation record) at Unix ms {}: "
+                                  "node {} issues only above every earlier holder's window",
+                                  url, s.store_reset_unix_ms, node));
   if (s.reacquired > reacquired_seen_)
     log->write_always("lease_reacquired",
                       fmt::format("node {} taken again at {}{}; issuing resumes", node, url,

@@ -264,6 +264,57 @@ TEST(FileStoreFaults, AFarFutureMarkOnNodeZeroMovesALeasedNodeOn) {
       ClockBackwardsError);
 }
 
+// The whole folder deleted (`rm -rf`) under a live holder: the newcomer that re-creates it
+// sees the holder's beacon, records the loss, and waits a window before issuing; a fresh
+// folder with no holder of its path anywhere waits for nothing.
+TEST(FileStoreFaults, TheFolderDeletedUnderAHolderMakesTheNewcomerWaitAWindow) {
+  test::ScratchDir dir;
+  const std::string folder = dir.path() + "/leases";
+  const std::string url = "file:" + folder + "?nodes=1&ttl=3000";
+  ManualClock clock(kT * kMs);
+  LeasedOptions by_hand;
+  by_hand.keeper.renew_in_background = false;
+  LeasedSnowflakeGenerator a(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
+  EXPECT_EQ(a.keeper().status().store_reset_unix_ms, kNoMark) << "a fresh folder waited";
+  EXPECT_EQ(a.start_wait_ms(), 0);
+  const std::int64_t a_fence = a.keeper().fence_unix_ms();
+  std::uint64_t last_a = 0;
+  for (int i = 0; i < 100; ++i) last_a = a.next().value();
+  std::filesystem::remove_all(folder);
+  LeasedSnowflakeGenerator b(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
+  EXPECT_EQ(b.node(), a.node());
+  EXPECT_EQ(b.keeper().status().store_reset_unix_ms, kT);
+  EXPECT_GE(b.start_wait_ms(), 3000);
+  const std::uint64_t first_b = b.next().value();
+  EXPECT_GT(first_b, last_a);
+  // The fence is one past the last ms the old holder may issue in.
+  EXPECT_GE(static_cast<std::int64_t>((first_b >> 22) + kTwitter.epoch_ms()), a_fence);
+  EXPECT_FALSE(a.keeper().renew());
+  EXPECT_TRUE(a.keeper().status().lost);
+  // The record says so to every newcomer of that window, not only to its creator.
+  std::ifstream record(folder + "/generation");
+  std::string line1, line2;
+  std::getline(record, line1);
+  std::getline(record, line2);
+  EXPECT_TRUE(line1.starts_with("generation ")) << line1;
+  EXPECT_EQ(line2, "reset " + std::to_string(kT));
+}
+
+// A garbled generation record is refused, naming the file, not taken for "none".
+TEST(FileStoreFaults, AGarbledGenerationRecordIsRefused) {
+  test::ScratchDir dir;
+  write_file(dir.path() + "/generation", "rubbish\xff\n");
+  try {
+    open_lease_store("file:" + dir.path())->acquire(kTwitter);
+    FAIL() << "took a node with a garbled generation record";
+  } catch (const LeaseError& e) {
+    EXPECT_EQ(e.reason(), LeaseFailure::rejected);
+    EXPECT_NE(std::string(e.what()).find(dir.path() + "/generation"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("rubbish\\xff"), std::string::npos) << e.what();
+  }
+}
+
 TEST(FileStoreFaults, ListingADirectoryThatDoesNotExistIsAnError) {
   const std::string url = "file:/nonexistent/idforge-" + test::unique_name();
   try {

@@ -24,6 +24,7 @@ struct Edits {
   std::string url;  // with a prefix of the test's own, one node ID, ttl 60 s
   std::string node_key;
   std::function<void()> remove, overwrite;
+  std::function<void()> wipe;  // every key of the prefix, the generation record included
 };
 
 void redis_command(const std::string& base, const std::vector<std::string>& args) {
@@ -55,6 +56,9 @@ Edits redis_edits(const std::string& base) {
           },
           [=] {
             redis_command(base, {"SET", key, "edited"});
+          },
+          [=] {
+            redis_command(base, {"DEL", key, prefix + "mark:0", prefix + "generation"});
           }};
 }
 
@@ -63,7 +67,8 @@ Edits etcd_edits(const std::string& base) {
   const std::string key = prefix + "node/0";
   return {test::with_params(base, "prefix=" + prefix + "&nodes=1&ttl=60000"), key,
           [=] { etcdctl(base, "del '" + key + "'"); },
-          [=] { etcdctl(base, "put '" + key + "' edited"); }};
+          [=] { etcdctl(base, "put '" + key + "' edited"); },
+          [=] { etcdctl(base, "del --prefix '" + prefix + "'"); }};
 }
 
 LeasedOptions by_hand() {
@@ -120,6 +125,34 @@ void overwritten_key_is_lost(const Edits& e) {
   }
 }
 
+// The whole store wiped (a FLUSHALL, a wiped etcd, as far as this prefix goes) under a
+// running holder: the holder's next renewal says the store's state was lost, and a newcomer
+// on the same node waits out one window (60 s here, on the manual clock) before it issues,
+// since the holder of the lost state may issue up to its fence meanwhile.
+void wiped_store_is_lost_and_a_newcomer_waits_a_window(const Edits& e) {
+  ManualClock clock(kT * kMs);
+  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  const std::int64_t a_fence = a.keeper().fence_unix_ms();
+  std::uint64_t last_a = 0;
+  for (int i = 0; i < 100; ++i) last_a = a.next().value();
+  e.wipe();
+  LeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  EXPECT_EQ(b.node(), a.node());
+  EXPECT_NE(b.keeper().status().store_reset_unix_ms, kNoMark);
+  EXPECT_GE(b.start_wait_ms(), 60'000) << "the newcomer did not wait out a window";
+  ASSERT_TRUE(b.keeper().renew()) << b.keeper().status().last_error;
+  const std::uint64_t first_b = b.next().value();
+  EXPECT_GT(first_b, last_a);
+  // Above every ID the old holder could still issue. The fence is one past the last ms the old
+  // holder may issue in.
+  EXPECT_GE(static_cast<std::int64_t>((first_b >> 22) + kTwitter.epoch_ms()), a_fence);
+  EXPECT_FALSE(a.keeper().renew());
+  EXPECT_TRUE(a.keeper().status().lost);
+  EXPECT_NE(a.keeper().status().last_error.find("store state lost"), std::string::npos)
+      << a.keeper().status().last_error;
+  EXPECT_THROW(a.next(), LeaseError);
+}
+
 void fixed_node_twice_is_refused(const std::string& url) {
   auto a = open_lease_store(url);
   Lease la = a->acquire_node(kTwitter, 7);
@@ -154,6 +187,16 @@ TEST(StoreKeyFaults, EtcdKeyDeletedByHandIsLostAndANewcomerStartsAbove) {
 TEST(StoreKeyFaults, EtcdKeyOverwrittenByHandIsLost) {
   IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
   overwritten_key_is_lost(etcd_edits(base));
+}
+
+TEST(StoreKeyFaults, RedisPrefixWipedIsStateLostAndANewcomerWaitsAWindow) {
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_REDIS_URL");
+  wiped_store_is_lost_and_a_newcomer_waits_a_window(redis_edits(base));
+}
+
+TEST(StoreKeyFaults, EtcdPrefixWipedIsStateLostAndANewcomerWaitsAWindow) {
+  IDFORGE_NEED_SERVICE(base, "IDFORGE_ETCD_URL");
+  wiped_store_is_lost_and_a_newcomer_waits_a_window(etcd_edits(base));
 }
 
 TEST(StoreKeyFaults, RedisFixedNodeTwiceIsRefused) {

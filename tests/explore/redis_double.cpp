@@ -69,12 +69,15 @@ RedisReply eval(World& w, const std::vector<std::string>& a) {
   const std::string &node = a.at(3), &mark = a.at(4);
   const std::int64_t now = w.true_ns.load();
   const RedisKey* held = find(w, node);
-  if (script.find("PEXPIRE") != std::string::npos) {  // renew: compare, extend, raise the mark
-    if (!held || a.at(5) != held->value) return integer(0);
-    put_key(w, node, a.at(5), now + std::stoll(a.at(6)) * 1'000'000);
-    if (!a.at(7).empty()) {
+  if (script.find("PEXPIRE") != std::string::npos) {
+    // renew: KEYS node, mark, generation; ARGV value, ttl, mark, generation record
+    const RedisKey* gen = find(w, a.at(5));
+    if (!gen || a.at(9) != gen->value) return integer(2);
+    if (!held || a.at(6) != held->value) return integer(0);
+    put_key(w, node, a.at(6), now + std::stoll(a.at(7)) * 1'000'000);
+    if (!a.at(8).empty()) {
       const RedisKey* old = find(w, mark);
-      if (!old || std::stoll(a.at(7)) > std::stoll(old->value)) put_key(w, mark, a.at(7), -1);
+      if (!old || std::stoll(a.at(8)) > std::stoll(old->value)) put_key(w, mark, a.at(8), -1);
     }
     return integer(1);
   }
@@ -101,6 +104,16 @@ RedisReply apply(World& w, const std::vector<std::string>& a) {
     put_key(w, a[1], a[2], w.true_ns.load() + std::stoll(a[5]) * 1'000'000);
     return status("OK");
   }
+  if (cmd == "SET" && a.size() == 4 && a[3] == "NX") {  // the generation record
+    if (find(w, a[1])) return nil();
+    put_key(w, a[1], a[2], -1);
+    return status("OK");
+  }
+  // A Redis long up with no other idforge connection: a fresh generation record waits for
+  // nothing (store_generation.hpp).
+  if (cmd == "CLIENT" && a.at(1) == "ID") return integer(1);
+  if (cmd == "CLIENT" && a.at(1) == "LIST") return string("id=1 addr=explorer name=idforge\n");
+  if (cmd == "INFO") return string("# Server\r\nrun_id:explorer\r\nuptime_in_seconds:86400\r\n");
   if (cmd == "SET" && a.size() == 3) {
     put_key(w, a[1], a[2], -1);
     return status("OK");
@@ -123,8 +136,12 @@ RedisReply apply(World& w, const std::vector<std::string>& a) {
 
 }  // namespace
 
-RedisLink::RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url)
-    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), store_url_(std::move(store_url)) {}
+RedisLink::RedisLink(Endpoint endpoint, std::int64_t timeout_ms, std::string store_url,
+                     std::string client_name)
+    : endpoint_(std::move(endpoint)),
+      timeout_ms_(timeout_ms),
+      store_url_(std::move(store_url)),
+      client_name_(std::move(client_name)) {}
 
 RedisLink::~RedisLink() = default;
 

@@ -49,6 +49,16 @@ struct Lease {
   std::int64_t since_unix_ms = 0;  ///< when this holder acquired it
   std::string holder;              ///< this holder's identity, "host:pid:nonce"
   std::string token;               ///< the store's proof of ownership (value, lease ID, ...)
+  /// The store's generation record as this holder found it: a renewal that finds the record
+  /// gone or changed (FLUSHALL, a restart without persistence, a wiped etcd, the folder
+  /// deleted) reports the lease lost. "" for stores without one (static: alone).
+  std::string generation;
+  /// When the store's state may have been lost under live holders: kNoMark, unless the
+  /// generation record was created anew while an earlier holder could still be issuing (a
+  /// beacon of one was seen, Redis had been up for less than a window, or etcd, which cannot
+  /// tell). LeaseKeeper then issues nothing until every window an earlier holder could have
+  /// reserved from that time has passed (docs/LEASES.md, "A store that lost its state").
+  std::int64_t store_reset_unix_ms = kNoMark;
 };
 
 /// One row of LeaseStore::list(): who holds a node ID.
@@ -126,6 +136,13 @@ class LeaseStore {
   /// value and the rule, as acquire would; a store that is down passes. For start-up checks
   /// that must refuse a configuration that can never work, not retry it.
   virtual void check(const Layout& layout, std::optional<std::uint64_t> node) const = 0;
+  /// Creates the store's generation record (docs/LEASES.md, "A store that lost its state")
+  /// as a fresh store's: the caller says no holder of an earlier state can still be issuing,
+  /// so the first holder need not wait. Returns false, changing nothing, if a record exists
+  /// (or the store keeps none: static: without state= or register=). For provisioning a new
+  /// store (`idforge lease init`); never after a flush or a wipe with holders still running.
+  /// Throws LeaseError: unreachable, rejected.
+  virtual bool initialize() = 0;
 };
 
 /// Opens a store from a URL (see the top of this file). Query parameters, where they apply:

@@ -84,8 +84,11 @@ struct KeeperStatus {
   bool lost = false;                        ///< the store gave the node ID away (until healed)
   std::uint64_t reacquired = 0;             ///< times a lost lease was taken again
   std::int64_t lost_since_unix_ms = 0;      ///< when the lease was last found lost (0: never)
-  bool released = false;                    ///< release() ran
-  std::string last_error;                   ///< message of the last failed attempt
+  /// Lease::store_reset_unix_ms of the lease held: kNoMark, or when the store's state was
+  /// found lost (the keeper then issues above every window an earlier holder had from it).
+  std::int64_t store_reset_unix_ms = kNoMark;
+  bool released = false;   ///< release() ran
+  std::string last_error;  ///< message of the last failed attempt
 };
 
 /// Holds, renews and releases one node-ID lease and fences a generator by it (file comment).
@@ -148,6 +151,10 @@ class LeaseKeeper {
   void renew_once();
   // Takes the lost node ID again and reserves above every mark (see Healing). Throws.
   void reacquire_once();
+  // The highest time an earlier holder of lease's node may have issued: the stored mark, and
+  // after a store reset one window from the reset (Lease::store_reset_unix_ms, which is
+  // cleared when that window has already passed).
+  std::int64_t earlier_holders_until(Lease& lease) const;
   // Applies status_.fence_unix_ms to the generator; the mutex held.
   void apply_fence_locked();
   // Takes a node ID, passing over those whose marks are too far ahead.

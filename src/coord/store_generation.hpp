@@ -1,0 +1,58 @@
+// Store generations: how a lease store notices that it lost its state.
+//
+// A Redis FLUSHALL, a Redis restart without persistence, a wiped etcd data directory or an
+// `rm -rf` of a file store's folder all forget every lease and every mark at once, while
+// the holders of the old state may still issue up to their fences (a third of the TTL, or
+// a reservation window, away). A newcomer that took a node at once would issue the same
+// IDs. So every store keeps one generation record (a random ID, created with the first
+// lease): each holder remembers the one it found and fails its next renewal when the
+// record is gone or changed, and the holder that creates it treats the store's state as
+// lost from that moment unless it can tell that no earlier holder can still be live
+// (Lease::store_reset_unix_ms; the keeper then waits out the longest window an earlier
+// holder could have reserved before it issues).
+//
+// Telling "fresh" from "lost" is per store: a file store's holders bind an abstract Unix
+// socket named for the folder (the kernel drops it with the process, and `rm -rf` cannot
+// touch it), Redis holders name their connections (CLIENT SETNAME, seen in CLIENT LIST) and
+// Redis says how long it has been up; etcd has neither, so its first start waits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace idforge::coord::detail {
+
+/// A fresh generation ID: 32 lower-case hex digits from the system's random source.
+std::string new_generation_id();
+
+/// The tag a store's holders carry for key (a folder's absolute path, a Redis prefix):
+/// "idforge-presence-" and 16 hex digits of key's FNV-1a hash (the tag must be short and
+/// free of spaces for CLIENT SETNAME and /proc/net/unix).
+std::string presence_tag(std::string_view key);
+
+/// An abstract Unix socket "@<presence_tag(key)>/<pid>/<nonce>", bound while the object
+/// lives (O_CLOEXEC: a program exec'd by the holder does not carry it). The kernel removes
+/// it with the last descriptor, so a killed holder leaves none behind.
+class PresenceBeacon {
+ public:
+  /// Binds the socket. A socket that cannot be made leaves the beacon unbound (ok() false):
+  /// newcomers then cannot see this holder, and wait as for a store whose state was lost.
+  explicit PresenceBeacon(std::string_view key);
+  ~PresenceBeacon();
+  PresenceBeacon(const PresenceBeacon&) = delete;
+  PresenceBeacon& operator=(const PresenceBeacon&) = delete;
+  bool ok() const noexcept { return fd_ >= 0; }
+  /// The bound name without the leading NUL.
+  const std::string& name() const noexcept { return name_; }
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+};
+
+/// Whether a beacon for key other than own (nullptr: none) is bound in this network
+/// namespace. True when /proc/net/unix cannot be read: unknown counts as present.
+bool beacon_seen(std::string_view key, const PresenceBeacon* own);
+
+}  // namespace idforge::coord::detail
