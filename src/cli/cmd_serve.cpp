@@ -234,18 +234,11 @@ void run_serve(const ServeArgs& a) {
     url = "file:" + lease_folder(config.data) + "?ttl=10000";
   else if (keeps_no_state(url))
     url = with_local_state(url, lease_folder(config.data), 10000);
-  try {
-    leased = start_leased(url, layout, clock, {"idforge serve", config.node, stop.get_token()});
-  } catch (const coord::LeaseError& e) {
-    if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
-    note(fmt::format("idforge serve: stopped by {} during start-up; nothing was issued",
-                     signal_name()));
-    return;
-  }
-  const std::string leases = lease_folder(config.data);
-  const DataFolderNodeLock data_lock(config.data, leases, url, leased->node());
-  binding = std::make_unique<server::LeaseBinding>(srv, *leased);
-  node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);
+  // The snowflake kind is registered now and served once start-up holds a node ID: the
+  // server answers /healthz (alive) and /readyz (503, saying what start-up waits for) during
+  // the wait, so a liveness probe does not restart a start-up that only waits for the clock.
+  binding = std::make_unique<server::LeaseBinding>(srv, layout, clock);
+  binding->waiting("starting", "taking a node ID from " + url);
 #else
   if (!config.lease_store.empty())
     throw CommandFailure{"lease-store='" + config.lease_store +
@@ -255,8 +248,8 @@ void run_serve(const ServeArgs& a) {
       layout, layout.check_node(config.node.value_or(0)), clock);
   server::add_snowflake_kind(srv, *fixed);
   node_text = fmt::format("fixed node {} (not registered anywhere)", fixed->node());
-#endif
   starting = false;
+#endif
   server::add_text_kinds(srv);
 #ifdef IDFORGE_SERVER_HAVE_SIM
   server::add_sim_routes(srv);  // the web page's simulation: /v1/sim/...
@@ -279,21 +272,71 @@ void run_serve(const ServeArgs& a) {
   else if (const char* k = std::getenv(kMaskKeysEnv); k && *k)
     mask_keys = std::make_shared<const MaskKeyring>(MaskKeyring::from_environment());
   server::add_mask_routes(srv, mask_keys);
-  srv.bind();
   if (fixed) srv.readiness()->set_ready();
 
-  // The URL line is the one a supervisor or script waits for: it must arrive, or serve fails.
-  print_out("idforge serve: listening on {}\n", srv.url());
-  flush_out();
+  // Serving begins when start-up holds a node ID, or earlier, as soon as start-up knows it
+  // must wait for the clock (a restart after kill -9, a store that lost its state): then
+  // /healthz answers (alive) and /readyz says what it waits for, so a liveness probe or a
+  // start timeout shorter than the wait does not restart it in a loop. A lease error before
+  // that (a node held, a store refused) ends serve before it binds, as it always has.
+  std::exception_ptr run_failed;
+  std::thread serving;
+  const auto begin_serving = [&] {
+    if (serving.joinable()) return;
+    srv.bind();
+    // The URL line is the one a supervisor or script waits for: it must arrive, or serve
+    // fails.
+    print_out("idforge serve: listening on {}\n", srv.url());
+    flush_out();
+    serving = std::thread([&] {
+      try {
+        srv.run();
+      } catch (...) {
+        run_failed = std::current_exception();
+      }
+    });
+  };
+  struct JoinServing {  // whichever way start-up ends: the server stops and its thread ends
+    server::Server* srv;
+    std::thread* serving;
+    bool stop = true;
+    ~JoinServing() {
+      if (stop) srv->stop();
+      if (serving->joinable()) serving->join();
+    }
+  } join_serving{&srv, &serving};
+#ifdef IDFORGE_SERVER_HAVE_LEASE
+  try {
+    LeasedStart how{"idforge serve", config.node, stop.get_token()};
+    server::LeaseBinding* b = binding.get();
+    how.on_wait = [b, &begin_serving](const std::string& words) {
+      b->waiting("waiting-for-clock", words);
+      begin_serving();
+    };
+    leased = start_leased(url, layout, clock, how);
+  } catch (const coord::LeaseError& e) {
+    if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
+    note(fmt::format("idforge serve: stopped by {} during start-up; nothing was issued",
+                     signal_name()));
+    return;
+  }
+  const std::string leases = lease_folder(config.data);
+  const DataFolderNodeLock data_lock(config.data, leases, url, leased->node());
+  binding->attach(*leased);
+  node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);
+  starting = false;
+#endif
+  begin_serving();
   note(fmt::format(
       "idforge serve: layout {}, {}, {}; stop with Ctrl-C", layout.name(), node_text,
       srv.web_root().empty() ? std::string("built-in index at /") : "web root " + srv.web_root()));
-
   // Events from here on: the "listening on" line stays the first a supervisor reads.
 #ifdef IDFORGE_SERVER_HAVE_LEASE
-  if (binding) binding->log_events_to(events);
+  binding->log_events_to(events);
 #endif
-  srv.run();
+  join_serving.stop = false;  // runs until a signal stops it
+  serving.join();
+  if (run_failed) std::rethrow_exception(run_failed);
   waiter.finish();
 #ifdef IDFORGE_SERVER_HAVE_LEASE
   // Requests are finished: hand the node ID back with the exact last issued time.

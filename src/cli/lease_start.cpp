@@ -38,10 +38,12 @@ std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string&
   options.keeper.node = how.node;
   options.stop = how.stop;
   options.on_start_wait = [&how](const coord::StartWait& w) {
-    note(fmt::format(
-        "{}: node {}: waiting {} ms for the clock to pass its high-water mark {} in {} (an "
-        "earlier holder may have issued up to it); SIGINT or SIGTERM stops without issuing",
-        how.who, w.node, w.wait_ms, format_iso8601_ms(w.high_water_unix_ms), w.store));
+    const std::string words = fmt::format(
+        "node {}: waiting {} ms for the clock to pass its high-water mark {} in {} (an "
+        "earlier holder may have issued up to it)",
+        w.node, w.wait_ms, format_iso8601_ms(w.high_water_unix_ms), w.store);
+    note(fmt::format("{}: {}; SIGINT or SIGTERM stops without issuing", how.who, words));
+    if (how.on_wait) how.on_wait(words);
   };
   auto gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
       coord::open_lease_store(store_url, clock), layout, clock, SnowflakePolicy{}, options);

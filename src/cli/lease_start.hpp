@@ -7,6 +7,7 @@
 
 #ifdef IDFORGE_HAVE_COORD
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -21,6 +22,8 @@ struct LeasedStart {
   std::string who;                    ///< what the lines begin with: "idforge", "idforge serve"
   std::optional<std::uint64_t> node;  ///< a fixed node ID, or any free one
   std::stop_token stop;               ///< ends the start-up wait
+  /// Also told the wait's line (serve shows it on /readyz); may be empty.
+  std::function<void(const std::string& words)> on_wait;
 };
 
 /// True for a static: or ordinal: store with neither state= nor register=: alone it keeps no

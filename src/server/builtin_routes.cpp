@@ -155,6 +155,12 @@ void Server::Impl::add_builtin_routes() {
         p.headers.emplace_back("Retry-After", "1");
         return p;
       }
+      // The layout's time field used up, or a clock before its epoch: nothing to retry soon,
+      // but the service is not broken either: 503 with a type of its own, never a 500.
+      if (e.code() == errc::time_exhausted || e.code() == errc::clock_before_epoch)
+        return problem(503,
+                       e.code() == errc::time_exhausted ? "time-exhausted" : "clock-before-epoch",
+                       "Service Unavailable", e.what());
       if (!is_transient(e.code())) throw;
       Response p = problem(503, "cannot-issue", "Service Unavailable", e.what());
       p.headers.emplace_back("Retry-After", "1");
@@ -214,8 +220,13 @@ void Server::Impl::add_builtin_routes() {
   });
 
   router.add("GET", "/readyz", [this](const Request&) {
-    if (!readiness->ready())
-      return problem(503, "not-ready", "Service Unavailable", "not ready: " + readiness->reason());
+    if (!readiness->ready()) {
+      // The cause as a member of its own, for probes and scripts that branch on it.
+      Response p =
+          problem(503, "not-ready", "Service Unavailable", "not ready: " + readiness->reason());
+      p.body.insert(p.body.size() - 1, ",\"cause\":" + nlohmann::json(readiness->cause()).dump());
+      return p;
+    }
     Response out;
     out.body = R"({"status":"ready"})";
     return out;
@@ -225,6 +236,21 @@ void Server::Impl::add_builtin_routes() {
     Response out;
     out.content_type = "text/plain; version=0.0.4; charset=utf-8";
     out.body = metrics->render();
+    const bool ready = readiness->ready();
+    out.body +=
+        "# HELP idforge_ready 1 while /readyz answers 200.\n"
+        "# TYPE idforge_ready gauge\n";
+    out.body += ready ? "idforge_ready 1\n" : "idforge_ready 0\n";
+    if (!ready) {
+      std::string cause = readiness->cause();
+      std::erase_if(cause, [](char c) { return c == '"' || c == '\\' || c == '\n'; });
+      out.body +=
+          "# HELP idforge_not_ready Why /readyz answers 503 (the cause label; one series while "
+          "not ready).\n"
+          "# TYPE idforge_not_ready gauge\n"
+          "idforge_not_ready{cause=\"" +
+          cause + "\"} 1\n";
+    }
     return out;
   });
 

@@ -15,11 +15,31 @@ LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
 
 LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
                            std::chrono::milliseconds poll)
-    : server_(server), gen_(gen), clock_(clock), poll_(poll) {
-  add_snowflake_kind(server, gen.generator(),
-                     [&gen](std::span<Snowflake> out) { gen.next_batch(out); });
-  server.add_metrics_source([&gen](std::string& out) {
-    const coord::KeeperStatus s = gen.keeper().status();
+    : LeaseBinding(server, gen.generator().layout(), clock, poll) {
+  attach(gen);
+}
+
+LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
+                           std::chrono::milliseconds poll)
+    : server_(server), clock_(clock), poll_(poll), runs_out_ms_(describe(layout).time_runs_out_ms) {
+  // Registered now, before the server runs; they look the generator up on each use, and
+  // the kind is never asked before attach() (readiness stays down until then).
+  add_snowflake_kind(
+      server, layout,
+      [this]() -> const SharedSnowflakeGenerator* {
+        coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+        return g ? &g->generator() : nullptr;
+      },
+      [this](std::span<Snowflake> out) {
+        coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+        if (!g) throw Error(errc::fenced, "no node ID yet: start-up is still taking one");
+        g->next_batch(out);
+      },
+      "node from the lease");
+  server.add_metrics_source([this](std::string& out) {
+    coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+    if (!g) return;
+    const coord::KeeperStatus s = g->keeper().status();
     out +=
         "# HELP idforge_lease_renewals_total Successful renewals of the node-ID lease.\n"
         "# TYPE idforge_lease_renewals_total counter\n";
@@ -39,6 +59,14 @@ LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
         "# TYPE idforge_lease_fence_unix_ms gauge\n";
     fmt::format_to(std::back_inserter(out), "idforge_lease_fence_unix_ms {}\n", s.fence_unix_ms);
   });
+}
+
+void LeaseBinding::waiting(std::string cause, std::string reason) {
+  server_.readiness()->set_not_ready(std::move(cause), std::move(reason));
+}
+
+void LeaseBinding::attach(coord::LeasedSnowflakeGenerator& gen) {
+  gen_ptr_.store(&gen, std::memory_order_release);
   refresh();
   thread_ = std::thread([this] {
     std::unique_lock lock(mu_);
@@ -56,53 +84,88 @@ LeaseBinding::~LeaseBinding() {
     stop_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void LeaseBinding::refresh() {
   std::lock_guard guard(refresh_mu_);
-  const coord::KeeperStatus s = gen_.keeper().status();
+  const coord::KeeperStatus s = gen().keeper().status();
   const std::int64_t now_ms = clock_.now_ns() / 1'000'000;
   Readiness& r = *server_.readiness();
   State state = State::ready;
   std::string reason;
-  if (s.released) {
+  const Layout& layout = gen().generator().layout();
+  if (now_ms >= runs_out_ms_) {
+    // Permanent: no renewal or wait brings it back; a new layout (a later epoch, a wider
+    // time field) with a fresh lease prefix does.
+    state = State::exhausted;
+    reason = fmt::format(
+        "the layout's {}-bit time field ran out at Unix ms {}: node {} can issue no more "
+        "Snowflakes; start with a layout whose epoch is later or whose time field is wider",
+        layout.time_bits(), runs_out_ms_, gen().node());
+  } else if (now_ms < layout.epoch_ms()) {
+    state = State::before_epoch;
+    reason = fmt::format(
+        "the clock reads Unix ms {}, before the layout's epoch (Unix ms {}): node {} can issue "
+        "nothing until it passes it",
+        now_ms, layout.epoch_ms(), gen().node());
+  } else if (s.released) {
     state = State::released;
-    reason = fmt::format("node {} lease released", gen_.node());
+    reason = fmt::format("node {} lease released", gen().node());
   } else if (s.lost) {
     state = State::lost;
-    reason = fmt::format("node {} lease lost at {}: {}", gen_.node(), gen_.keeper().store_url(),
+    reason = fmt::format("node {} lease lost at {}: {}", gen().node(), gen().keeper().store_url(),
                          s.last_error);
   } else if (s.fence_unix_ms <= now_ms) {
     state = State::fenced;
     reason =
-        fmt::format("node {} lease not renewed at {}: {}", gen_.node(), gen_.keeper().store_url(),
+        fmt::format("node {} lease not renewed at {}: {}", gen().node(), gen().keeper().store_url(),
                     s.last_error.empty() ? "renewal pending" : s.last_error);
   } else if (const std::int64_t behind = clock_behind_ms(now_ms); behind > 0) {
     state = State::clock_behind;
     reason = fmt::format(
         "the clock is {} ms behind the last ID issued on node {} (Unix ms {}), more than the "
         "{} ms an ID waits for it: ID requests fail until it catches up",
-        behind, gen_.node(), gen_.generator().last_unix_ms(),
-        gen_.generator().policy().max_backward_wait_ms);
+        behind, gen().node(), gen().generator().last_unix_ms(),
+        gen().generator().policy().max_backward_wait_ms);
   }
   if (state == State::ready) {
     if (!r.ready()) r.set_ready();
   } else {
-    r.set_not_ready(reason);
+    r.set_not_ready(cause_of(state), reason);
   }
   log_changes(s, state, now_ms, reason);
 }
 
+const char* LeaseBinding::cause_of(State state) noexcept {
+  switch (state) {
+    case State::ready:
+      return "";
+    case State::released:
+      return "lease-released";
+    case State::lost:
+      return "lease-lost";
+    case State::fenced:
+      return "lease-fenced";
+    case State::clock_behind:
+      return "clock-behind";
+    case State::exhausted:
+      return "time-exhausted";
+    case State::before_epoch:
+      return "clock-before-epoch";
+  }
+  return "not-ready";
+}
+
 void LeaseBinding::log_events_to(EventLog& log) {
   std::lock_guard guard(refresh_mu_);
-  const coord::KeeperStatus s = gen_.keeper().status();
+  const coord::KeeperStatus s = gen().keeper().status();
   failures_seen_ = s.failures;
   reacquired_seen_ = s.reacquired;
-  const coord::Lease& a = gen_.keeper().acquired();
+  const coord::Lease& a = gen().keeper().acquired();
   log.write_always(
       "lease_acquired",
-      fmt::format("node {} at {}{}", gen_.node(), gen_.keeper().store_url(),
+      fmt::format("node {} at {}{}", gen().node(), gen().keeper().store_url(),
                   a.high_water_unix_ms == coord::kNoMark
                       ? std::string(" (no earlier mark)")
                       : fmt::format(" (earlier mark Unix ms {})", a.high_water_unix_ms)));
@@ -111,7 +174,7 @@ void LeaseBinding::log_events_to(EventLog& log) {
                      fmt::format("{} had lost its state (no generation record) at Unix ms {} "
                                  "while an earlier holder may still have been issuing: node {} "
                                  "issues only above Unix ms {}",
-                                 gen_.keeper().store_url(), a.store_reset_unix_ms, gen_.node(),
+                                 gen().keeper().store_url(), a.store_reset_unix_ms, gen().node(),
                                  a.high_water_unix_ms));
   log_.store(&log);
 }
@@ -124,8 +187,8 @@ void LeaseBinding::log_changes(const coord::KeeperStatus& s, State state, std::i
   const State was = state_;
   state_ = state;
   if (!log) return;
-  const auto node = gen_.node();
-  const std::string url = gen_.keeper().store_url();
+  const auto node = gen().node();
+  const std::string url = gen().keeper().store_url();
   if (s.reacquired > reacquired_seen_ && s.store_reset_unix_ms != coord::kNoMark)
     log->write_always("store_state_lost",
                       fmt::format("{} had lost its state (no generation record) at Unix ms {}: "
@@ -167,6 +230,12 @@ void LeaseBinding::log_changes(const coord::KeeperStatus& s, State state, std::i
     case State::released:
       log->write_always("lease_released", reason);
       break;
+    case State::exhausted:
+      log->write_always("time_exhausted", reason);
+      break;
+    case State::before_epoch:
+      log->write_always("clock_before_epoch", reason);
+      break;
     case State::ready:
       if (was == State::clock_behind)
         log->write_always(
@@ -184,7 +253,7 @@ void LeaseBinding::log_changes(const coord::KeeperStatus& s, State state, std::i
 // and one tick (a used-up tick makes the last ID's tick run one ahead of the clock), so
 // readiness only drops when every ID request would fail.
 std::int64_t LeaseBinding::clock_behind_ms(std::int64_t now_ms) const noexcept {
-  const SharedSnowflakeGenerator& g = gen_.generator();
+  const SharedSnowflakeGenerator& g = gen().generator();
   const std::int64_t last = g.last_unix_ms();
   if (last == kNoUnixMs || last <= now_ms) return 0;
   const SnowflakePolicy& p = g.policy();

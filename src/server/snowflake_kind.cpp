@@ -20,10 +20,18 @@ void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen) {
 
 void add_snowflake_kind(Server& server, const SharedSnowflakeGenerator& gen,
                         std::function<void(std::span<Snowflake>)> fill) {
+  add_snowflake_kind(
+      server, gen.layout(), [&gen]() -> const SharedSnowflakeGenerator* { return &gen; },
+      std::move(fill), "node " + std::to_string(gen.node()));
+}
+
+void add_snowflake_kind(Server& server, const Layout& layout,
+                        std::function<const SharedSnowflakeGenerator*()> current,
+                        std::function<void(std::span<Snowflake>)> fill,
+                        const std::string& node_words) {
   Kind k;
   k.name = "snowflake";
-  k.description = "64-bit time-ordered ID, layout " + gen.layout().name() + ", node " +
-                  std::to_string(gen.node());
+  k.description = "64-bit time-ordered ID, layout " + layout.name() + ", " + node_words;
   k.needs = server.readiness();
   k.generate = [fill = std::move(fill)](std::size_t count, IdBatch& out) {
     thread_local std::vector<Snowflake> buf;
@@ -33,7 +41,10 @@ void add_snowflake_kind(Server& server, const SharedSnowflakeGenerator& gen,
     for (const Snowflake s : buf) out.numbers.push_back(s.value());
   };
   server.kinds().add(std::move(k));
-  server.add_metrics_source([&gen](std::string& out) {
+  server.add_metrics_source([current = std::move(current)](std::string& out) {
+    const SharedSnowflakeGenerator* g = current();
+    if (!g) return;  // start-up has no node ID yet
+    const SharedSnowflakeGenerator& gen = *g;
     const SnowflakeStats s = gen.stats();
     out +=
         "# HELP idforge_snowflake_clock_backward_waits_total Waits because the clock was behind "

@@ -6,7 +6,6 @@
 //
 // No timing is asserted: each wait is as long as the code under test may take, bounded
 // only so that a hang ends the test.
-#include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 #include <signal.h>
@@ -30,32 +29,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define NEED_SERVE()                                                          \
-  if (std::string(IDFORGE_BINARY).empty() ||                                  \
-      run_idforge({"serve", "--help"}).exit_code != 0)                        \
+#define NEED_SERVE()                                                                          \
+  if (std::string(IDFORGE_BINARY).empty() || run_idforge({"serve", "--help"}).exit_code != 0) \
   GTEST_SKIP() << "built without the server"
 
-size_t append(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-// GET path on 127.0.0.1:port as text; the status (0: no answer) and the body.
 std::pair<long, std::string> get(int port, const std::string& path) {
-  CURL* curl = curl_easy_init();
-  std::string body;
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
-  curl_slist* headers = curl_slist_append(nullptr, "Accept: text/plain");
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 10'000L);
-  long status = 0;
-  if (curl_easy_perform(curl) == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  return {status, body};
+  return http_get(port, path);
 }
 
 // One `idforge serve` with stderr joined to stdout, and its port once it listens.
@@ -68,9 +47,9 @@ struct Serve {
 Serve start_serve(const std::string& data, const std::string& store) {
   Serve s;
   std::string line = "exec '" + std::string(IDFORGE_BINARY) + "'";
-  for (const std::string& a : {std::string("serve"), std::string("--port"), std::string("0"),
-                               std::string("--access-log"), std::string("off"),
-                               std::string("--data"), data, std::string("--lease-store"), store})
+  for (const std::string& a :
+       {std::string("serve"), std::string("--port"), std::string("0"), std::string("--access-log"),
+        std::string("off"), std::string("--data"), data, std::string("--lease-store"), store})
     line += " '" + a + "'";
   s.child = std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", line + " 2>&1"});
   const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
@@ -200,8 +179,7 @@ TEST(StoreStateLost, FlushallUnderARunningServerGivesNoDuplicates) {
   const std::string store = with_params(redis.url(), "nodes=1&ttl=3000");
   ASSERT_EQ(run_idforge({"lease", "init", "--store", store}).exit_code, 0);
   expect_no_duplicates_after(
-      store, [&] { ASSERT_TRUE(redis_command(redis.url(), "FLUSHALL")); },
-      "store state lost");
+      store, [&] { ASSERT_TRUE(redis_command(redis.url(), "FLUSHALL")); }, "store state lost");
 }
 
 TEST(StoreStateLost, ARedisRestartWithoutPersistenceGivesNoDuplicates) {

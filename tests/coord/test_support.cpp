@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include <curl/curl.h>
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -13,6 +15,30 @@
 #include <thread>
 
 namespace idforge::test {
+
+namespace {
+size_t append_body(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+}  // namespace
+
+std::pair<long, std::string> http_get(int port, const std::string& path) {
+  CURL* curl = curl_easy_init();
+  std::string body;
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
+  curl_slist* headers = curl_slist_append(nullptr, "Accept: text/plain");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 10'000L);
+  long status = 0;
+  if (curl_easy_perform(curl) == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  return {status, body};
+}
 
 ScratchDir::ScratchDir() {
   char tmpl[] = "/tmp/idforge-lease-test-XXXXXX";

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "process.hpp"
@@ -49,6 +50,10 @@ std::string with_params(const std::string& url, const std::string& params);
 
 /// Decimal IDs, one a line, from a file (missing file: none).
 std::vector<std::uint64_t> read_ids(const std::string& path);
+
+/// GET path from 127.0.0.1:port with "Accept: text/plain" (libcurl, 10 s timeout): the
+/// status (0: no answer) and the body.
+std::pair<long, std::string> http_get(int port, const std::string& path);
 
 /// A free TCP port on 127.0.0.1 (bound and released; good enough for a test server).
 int free_port();

@@ -98,6 +98,39 @@ TEST_F(ServerOnManualClock, ReadinessFollowsTheFenceOnTheGivenClock) {
   EXPECT_EQ(get(srv, "/readyz").first, 200);
 }
 
+// The layout's time field running out while serving: /readyz says so with its own cause
+// (and /metrics with it), and an ID request is a 503 of its own type, never a 500.
+TEST_F(ServerOnManualClock, TheTimeFieldRunningOutIsNotReadyAndA503NeverA500) {
+  // 20 bits of 1 ms ticks from the start: the field runs out 1,048,576 ms later.
+  const Layout small = parse_layout(
+      "time=20,dc=0,worker=31,seq=12,tick=1ms,epoch=" + std::to_string(kStartMs) + ",name=small",
+      kStartMs);
+  coord::LeasedSnowflakeGenerator gen(
+      coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)), small,
+      clock_);
+  server::ServerConfig config;
+  config.access_log = "off";
+  server::Server srv(config, clock_);
+  server::LeaseBinding binding(srv, gen, std::chrono::hours(1));
+  clock_.advance_ms(5);
+  ASSERT_EQ(get(srv, "/v1/ids/snowflake").first, 200);
+  EXPECT_NE(get(srv, "/metrics").second.find("idforge_ready 1\n"), std::string::npos);
+
+  clock_.set_ms(kStartMs + (std::int64_t{1} << 20));
+  const auto [status, body] = get(srv, "/v1/ids/snowflake");
+  EXPECT_EQ(status, 503) << body;
+  EXPECT_NE(body.find("urn:idforge:problem:time-exhausted"), std::string::npos) << body;
+  binding.refresh();
+  const auto [ready, why] = get(srv, "/readyz");
+  EXPECT_EQ(ready, 503);
+  EXPECT_NE(why.find("\"cause\":\"time-exhausted\""), std::string::npos) << why;
+  EXPECT_NE(why.find("20-bit time field ran out"), std::string::npos) << why;
+  const std::string metrics = get(srv, "/metrics").second;
+  EXPECT_NE(metrics.find("idforge_ready 0\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("idforge_not_ready{cause=\"time-exhausted\"} 1"), std::string::npos)
+      << metrics;
+}
+
 // A clock stepped back further than an ID waits for it: every ID request would fail, so the
 // service says not ready (naming how far behind) until the clock passes the last ID again.
 TEST_F(ServerOnManualClock, ReadinessDropsWhileTheClockIsFarBehindTheLastId) {

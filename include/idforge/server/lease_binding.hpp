@@ -32,6 +32,16 @@ class LeaseBinding {
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
   LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  /// For a start-up that serves before it holds a node ID: registers kind "snowflake" for
+  /// layout now (before bind()) and leaves readiness down until attach(gen), so /healthz
+  /// answers while start-up takes the node and waits for the clock.
+  LeaseBinding(Server& server, const Layout& layout, Clock& clock,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(50));
+  /// Starts serving from gen (once; gen's layout must be the constructor's) and watching
+  /// its keeper. gen must outlive the binding.
+  void attach(coord::LeasedSnowflakeGenerator& gen);
+  /// Before attach(): says on /readyz what start-up waits for (cause, and the words).
+  void waiting(std::string cause, std::string reason);
   /// Stops watching (the lease itself is released by its generator).
   ~LeaseBinding();
   LeaseBinding(const LeaseBinding&) = delete;
@@ -46,16 +56,21 @@ class LeaseBinding {
 
  private:
   // What readiness says, by cause: an event is written when it changes.
-  enum class State { ready, released, lost, fenced, clock_behind };
+  enum class State { ready, released, lost, fenced, clock_behind, exhausted, before_epoch };
+  // The word /readyz and /metrics give for a state (Readiness::cause()).
+  static const char* cause_of(State state) noexcept;
 
   std::int64_t clock_behind_ms(std::int64_t now_ms) const noexcept;
   void log_changes(const coord::KeeperStatus& s, State state, std::int64_t now_ms,
                    const std::string& reason);
 
+  coord::LeasedSnowflakeGenerator& gen() const noexcept { return *gen_ptr_.load(); }
+
   Server& server_;
-  coord::LeasedSnowflakeGenerator& gen_;
+  std::atomic<coord::LeasedSnowflakeGenerator*> gen_ptr_{nullptr};  // set once, by attach()
   Clock& clock_;
   std::chrono::milliseconds poll_;
+  std::int64_t runs_out_ms_;  // Unix ms from which the layout's time field holds no tick
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;

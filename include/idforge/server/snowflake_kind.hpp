@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <span>
+#include <string>
 
 #include "idforge/server/server.hpp"
 #include "idforge/snowflake_generator.hpp"
@@ -17,5 +18,12 @@ void add_snowflake_kind(Server& server, SharedSnowflakeGenerator& gen);
 /// LeaseError); gen supplies the layout, node and slow-path counters.
 void add_snowflake_kind(Server& server, const SharedSnowflakeGenerator& gen,
                         std::function<void(std::span<Snowflake>)> fill);
+/// Same, for a generator that start-up makes later (after the server serves /healthz):
+/// current() returns it, or nullptr while there is none (its metrics are left out, and the
+/// kind must not be asked: its readiness is down). node_words describe the node ID.
+void add_snowflake_kind(Server& server, const Layout& layout,
+                        std::function<const SharedSnowflakeGenerator*()> current,
+                        std::function<void(std::span<Snowflake>)> fill,
+                        const std::string& node_words);
 
 }  // namespace idforge::server
