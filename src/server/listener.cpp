@@ -67,6 +67,18 @@ struct Listener::Impl {
 
   void accept();
   void reject(tcp::socket& s) noexcept;
+  // Closes w's connection that has waited longest for its request; false if none waits.
+  // On w's thread.
+  bool shed_slowest(Worker& w);
+  // A connection accepted but not yet handed to its worker.
+  struct Pending {
+    tcp::socket socket;
+    std::string ip;
+  };
+  void open_on(Worker& target, std::shared_ptr<Pending> p);
+  void shed_then_open(Worker& target, std::size_t first, std::size_t tried,
+                      std::shared_ptr<Pending> p);
+  std::size_t workers_index(const Worker& w) const;
   void tick(Worker& w);
 
   Dispatcher& dispatcher;
@@ -135,6 +147,21 @@ class Connection final : public std::enable_shared_from_this<Connection> {
       error_code ec;
       socket_.cancel(ec);  // the read handler finds the session stopped and closes
     }
+  }
+
+  // While it waits for (the rest of) a request and no handler runs: since when it has
+  // waited (the slowest waited longest); nullopt otherwise.
+  std::optional<std::int64_t> waiting_since() const noexcept {
+    if (closed_ || lingering_ || writing_ || in_handler_ || !reading_) return std::nullopt;
+    const Phase p = session_.phase();
+    if (p != Phase::idle && p != Phase::head && p != Phase::body) return std::nullopt;
+    return phase_start_;
+  }
+
+  // Closed without an answer to make room for a new connection (Worker::shed_slowest).
+  void shed() noexcept {
+    l_.metrics.connection_shed();
+    close();
   }
 
   std::size_t slot_ = 0;
@@ -376,20 +403,67 @@ void Listener::Impl::accept() {
       }
       return accept();
     }
-    if (open.load(std::memory_order_relaxed) >= config.max_connections) {
+    // At max-connections a new connection is taken if the worker it goes to can close the
+    // connection that has waited longest for its request (an idle keep-alive, or a client
+    // trickling its head): clients that send a request at once are served, and slow ones
+    // shed first. Twice the cap bounds the connections whose victims are still closing.
+    const int now_open = open.load(std::memory_order_relaxed);
+    if (now_open >= 2 * config.max_connections) {
       reject(s);
       return accept();
     }
+    const bool must_shed = now_open >= config.max_connections;
     open.fetch_add(1, std::memory_order_relaxed);
     metrics.connection_opened();
     error_code rec;
     const auto remote = s.remote_endpoint(rec);
     std::string ip = rec ? std::string("-") : remote.address().to_string();
-    asio::post(target.ctx, [this, &target, s = std::move(s), ip = std::move(ip)]() mutable {
-      std::make_shared<Connection>(*this, target, std::move(s), std::move(ip))->start();
-    });
+    auto conn = std::make_shared<Pending>(Pending{std::move(s), std::move(ip)});
+    if (must_shed)
+      shed_then_open(target, workers_index(target), 0, std::move(conn));
+    else
+      open_on(target, std::move(conn));
     accept();
   });
+}
+
+std::size_t Listener::Impl::workers_index(const Worker& w) const {
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    if (workers[i].get() == &w) return i;
+  return 0;
+}
+
+void Listener::Impl::open_on(Worker& target, std::shared_ptr<Pending> p) {
+  asio::post(target.ctx, [this, &target, p = std::move(p)]() mutable {
+    std::make_shared<Connection>(*this, target, std::move(p->socket), std::move(p->ip))->start();
+  });
+}
+
+// Each worker's connections are its own thread's: the shed request goes from worker to
+// worker (the new connection's first), and the first that closes one opens the new
+// connection on its target; if none can, the new one is refused.
+void Listener::Impl::shed_then_open(Worker& target, std::size_t first, std::size_t tried,
+                                    std::shared_ptr<Pending> p) {
+  Worker& w = *workers[(first + tried) % workers.size()];
+  asio::post(w.ctx, [this, &target, &w, first, tried, p = std::move(p)]() mutable {
+    if (shed_slowest(w)) return open_on(target, std::move(p));
+    if (tried + 1 < workers.size()) return shed_then_open(target, first, tried + 1, std::move(p));
+    open.fetch_sub(1, std::memory_order_relaxed);
+    metrics.connection_closed();
+    reject(p->socket);
+  });
+}
+
+bool Listener::Impl::shed_slowest(Worker& w) {
+  Connection* victim = nullptr;
+  std::int64_t since = 0;
+  for (Connection* c : w.conns) {
+    const auto t = c->waiting_since();
+    if (t && (!victim || *t < since)) victim = c, since = *t;
+  }
+  if (!victim) return false;
+  victim->shed();
+  return true;
 }
 
 void Listener::Impl::tick(Worker& w) {

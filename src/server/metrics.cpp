@@ -95,6 +95,11 @@ std::string Metrics::render() const {
       "# TYPE idforge_http_connections_rejected_total counter\n";
   append(out, "idforge_http_connections_rejected_total {}\n",
          rejected_.load(std::memory_order_relaxed));
+  out +=
+      "# HELP idforge_http_connections_shed_total Connections still waiting for their request "
+      "(the slowest first) closed to make room at max-connections.\n"
+      "# TYPE idforge_http_connections_shed_total counter\n";
+  append(out, "idforge_http_connections_shed_total {}\n", shed_.load(std::memory_order_relaxed));
   for (const auto& s : sources_) s(out);
   return out;
 }

@@ -37,6 +37,8 @@ class Metrics {
   void connection_closed() noexcept { open_.fetch_sub(1, std::memory_order_relaxed); }
   /// A connection was turned away with 503 because max-connections were open.
   void connection_rejected() noexcept { rejected_.fetch_add(1, std::memory_order_relaxed); }
+  /// A connection still waiting for its request closed to make room for a new one.
+  void connection_shed() noexcept { shed_.fetch_add(1, std::memory_order_relaxed); }
   /// Connections open now.
   std::int64_t open_connections() const noexcept { return open_.load(std::memory_order_relaxed); }
 
@@ -56,6 +58,7 @@ class Metrics {
   std::unique_ptr<std::atomic<std::uint64_t>[]> ids_;
   std::atomic<std::int64_t> open_{0};
   std::atomic<std::uint64_t> rejected_{0};
+  std::atomic<std::uint64_t> shed_{0};
   std::vector<std::function<void(std::string&)>> sources_;
 };
 
