@@ -14,8 +14,9 @@ must never last). Faults:
   redis-restart    Redis killed and started again empty, a second server at once
   rm-rf            the lease folder deleted, a second server on the same path
 
-Prints one line: samples, seconds not ready, seconds ready-but-failing, seconds from the
-store answering again to ready (redis-stop-12s), and duplicates between the two servers.
+Prints one line: samples, seconds not ready, seconds ready-but-failing, seconds until ready
+again (redis-stop-12s: from the store answering; the others with --nodes 2: from the fault,
+on another node), and duplicates between the two servers.
 Every loop is bounded: it watches for 30 s after the fault at most.
 """
 import argparse
@@ -119,16 +120,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("fault", choices=["redis-stop-12s", "flushall", "redis-restart", "rm-rf"])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build/src/cli/idforge"))
+    ap.add_argument("--nodes", type=int, default=1,
+                    help="node IDs in the store: 1 leaves the first server none to move to")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="idforge-availability-")
     redis = None
     procs = []
     try:
         if a.fault == "rm-rf":
-            store = f"file:{tmp}/leases?nodes=1&ttl=3000"
+            store = f"file:{tmp}/leases?nodes={a.nodes}&ttl=3000"
         else:
             redis = Redis(tmp)
-            store = f"redis://127.0.0.1:{redis.port}?nodes=1&ttl=3000"
+            store = f"redis://127.0.0.1:{redis.port}?nodes={a.nodes}&ttl=3000"
             subprocess.run([a.bin, "lease", "init", "--store", store], check=True,
                            stdout=subprocess.DEVNULL)
         p1, port1 = serve(a.bin, f"{tmp}/a", store)
@@ -173,6 +176,10 @@ def main():
             if answered_at and ready_again is None and ready == 200:
                 ready_again = time.time() - answered_at
                 break
+            if a.fault != "redis-stop-12s" and a.nodes > 1 and not_ready > 0 and ready == 200 \
+                    and ready_again is None:
+                ready_again = time.time() - t_fault  # back, on another node
+                break
             time.sleep(0.01)
         c1.stop = True
         if c2:
@@ -182,7 +189,7 @@ def main():
         dup = len(set(c1.ids) & set(c2.ids)) if c2 else 0
         print(f"{a.fault}: samples={samples} not_ready_s={not_ready:.2f} "
               f"ready_but_failing_s={failing:.2f} "
-              f"ready_again_after_store_answers_s="
+              f"ready_again_s="
               f"{'-' if ready_again is None else f'{ready_again:.2f}'} "
               f"ids_a={len(c1.ids)} ids_b={len(c2.ids) if c2 else 0} duplicates={dup}")
     finally:

@@ -323,6 +323,16 @@ void run_serve(const ServeArgs& a) {
   const std::string leases = lease_folder(config.data);
   const DataFolderNodeLock data_lock(config.data, leases, url, leased->node());
   binding->attach(*leased);
+  // A leased node that another holder took for good (a store that lost its state and a
+  // newcomer on the node) is given up for another one of the same store; a fixed node
+  // cannot move, and stays lost until its holder lets go.
+  if (!config.node)
+    binding->replace_lost_node_with([&config, &url, &layout, &clock, &stop, leases] {
+      server::LeaseBinding::Replacement r;
+      r.gen = start_leased(url, layout, clock, {"idforge serve", std::nullopt, stop.get_token()});
+      r.keep = std::make_shared<DataFolderNodeLock>(config.data, leases, url, r.gen->node());
+      return r;
+    });
   node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);
   starting = false;
 #endif

@@ -33,7 +33,14 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
       [this](std::span<Snowflake> out) {
         coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
         if (!g) throw Error(errc::fenced, "no node ID yet: start-up is still taking one");
-        g->next_batch(out);
+        try {
+          g->next_batch(out);
+        } catch (const Error&) {
+          // The generator refused (fenced, lost, clock far behind): readiness follows at
+          // once, not at the next poll, so /readyz is not 200 while IDs fail.
+          refresh();
+          throw;
+        }
       },
       "node from the lease");
   server.add_metrics_source([this](std::string& out) {
@@ -85,6 +92,66 @@ LeaseBinding::~LeaseBinding() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (replacing_.joinable()) replacing_.join();
+  // owned_ goes after the threads: each generator it made releases its node on the way.
+}
+
+void LeaseBinding::replace_lost_node_with(std::function<Replacement()> make) {
+  std::lock_guard guard(refresh_mu_);
+  make_replacement_ = std::move(make);
+}
+
+void LeaseBinding::maybe_replace(const coord::KeeperStatus& s, std::int64_t now_ms) {
+  if (!make_replacement_ || !s.lost || s.released || s.lost_since_unix_ms == 0) return;
+  if (now_ms - s.lost_since_unix_ms < gen().keeper().ttl_ms() || now_ms < next_replace_ms_) return;
+  if (replacing_busy_.exchange(true)) return;
+  if (replacing_.joinable()) replacing_.join();  // the last attempt's thread, done
+  replacing_ = std::thread([this, lost = &gen()] { run_replacement(lost); });
+}
+
+void LeaseBinding::run_replacement(coord::LeasedSnowflakeGenerator* lost) {
+  const std::uint64_t old_node = lost->node();
+  std::string failure;
+  Replacement r;
+  try {
+    r = make_replacement_();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  {
+    std::lock_guard guard(refresh_mu_);
+    EventLog* log = log_.load();
+    const std::int64_t now_ms = clock_.now_ns() / 1'000'000;
+    if (!r.gen) {
+      next_replace_ms_ = now_ms + lost->keeper().ttl_ms();
+      if (log)
+        log->write("lease_replace_failed",
+                   fmt::format("node {} stays lost, and no other node ID could be taken: {}; "
+                               "trying again in {} ms",
+                               old_node, failure, lost->keeper().ttl_ms()));
+    } else {
+      coord::LeasedSnowflakeGenerator* fresh = r.gen.get();
+      {
+        std::lock_guard own(owned_mu_);
+        owned_.push_back(std::move(r));
+      }
+      gen_ptr_.store(fresh, std::memory_order_release);
+      const coord::KeeperStatus s = fresh->keeper().status();
+      failures_seen_ = s.failures;
+      reacquired_seen_ = s.reacquired;
+      if (log)
+        log->write_always(
+            "lease_replaced",
+            fmt::format("node {} was lost to another holder for over one TTL; took node {} at "
+                        "{} and issues from it",
+                        old_node, fresh->node(), fresh->keeper().store_url()));
+    }
+  }
+  try {
+    if (gen_ptr_.load() != lost) lost->release();  // fenced already: it issues nothing more
+  } catch (const std::exception&) {  // its lease is lost: the store has nothing to be told
+  }
+  replacing_busy_ = false;
 }
 
 void LeaseBinding::refresh() {
@@ -135,6 +202,7 @@ void LeaseBinding::refresh() {
     r.set_not_ready(cause_of(state), reason);
   }
   log_changes(s, state, now_ms, reason);
+  if (state == State::lost) maybe_replace(s, now_ms);
 }
 
 const char* LeaseBinding::cause_of(State state) noexcept {

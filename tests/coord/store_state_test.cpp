@@ -262,6 +262,39 @@ TEST(StoreStateLost, AWipedEtcdDataDirectoryGivesNoDuplicates) {
       "lease lost");
 }
 
+// With a second node ID free, the server whose node the newcomer took after the flush
+// moves to it (one TTL after the loss) instead of staying down, and still repeats nothing.
+TEST(StoreStateLost, AServerWhoseNodeWasTakenAfterAFlushMovesToAnotherNode) {
+  NEED_SERVE();
+  PrivateRedis redis;
+  if (!redis.start()) IDFORGE_SKIP_OR_FAIL("could not start a private redis-server");
+  const std::string store = with_params(redis.url(), "nodes=2&ttl=3000");
+  ASSERT_EQ(run_idforge({"lease", "init", "--store", store}).exit_code, 0);
+  ScratchDir a_data, b_data;
+  Serve a = start_serve(a_data.path(), store);
+  ASSERT_GT(a.port, 0) << a.said;
+  Poller pa(a.port);
+  ASSERT_TRUE(pa.wait_for(20'000, 60s)) << "server A issued no IDs";
+  ASSERT_TRUE(redis_command(redis.url(), "FLUSHALL"));
+  std::this_thread::sleep_for(110ms);
+  Serve b = start_serve(b_data.path(), store);  // takes node 0, A's
+  ASSERT_GT(b.port, 0) << b.said;
+  Poller pb(b.port);
+  ASSERT_TRUE(pb.wait_for(20'000, 60s)) << "server B issued no IDs";
+  // A: lost, then on node 1 after one TTL and the window of the lost state.
+  const std::size_t before = pa.issued();
+  ASSERT_TRUE(pa.wait_for(before + 20'000, 60s)) << "server A never came back";
+  pa.stop();
+  pb.stop();
+  EXPECT_EQ(common(pa.ids(), pb.ids()), 0u);
+  EXPECT_EQ(get(a.port, "/readyz").first, 200);
+  a.child->signal(SIGTERM);
+  b.child->signal(SIGTERM);
+  const std::string a_said = a.child->read_rest(20s);
+  EXPECT_NE(a_said.find("lease_replaced"), std::string::npos) << a_said;
+  EXPECT_NE(a_said.find("took node 1"), std::string::npos) << a_said;
+}
+
 // `lease init` on a store that has a record changes nothing, and says so.
 TEST(StoreStateLost, LeaseInitCreatesTheRecordOnceAndSaysSo) {
   if (std::string(IDFORGE_BINARY).empty()) GTEST_SKIP() << "built without the CLI";

@@ -13,8 +13,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "idforge/coord/leased_generator.hpp"
 #include "idforge/server/event_log.hpp"
@@ -42,6 +45,19 @@ class LeaseBinding {
   void attach(coord::LeasedSnowflakeGenerator& gen);
   /// Before attach(): says on /readyz what start-up waits for (cause, and the words).
   void waiting(std::string cause, std::string reason);
+
+  /// A generator on another node ID, and what must live as long as it (a data-folder lock).
+  struct Replacement {
+    std::unique_ptr<coord::LeasedSnowflakeGenerator> gen;
+    std::shared_ptr<void> keep;
+  };
+  /// Once the lease has stayed lost for one TTL (another live holder has its node ID, as
+  /// after a store lost its state and a newcomer took it), calls make on a thread of its
+  /// own for a generator on another node ID of the same store, serves from it and releases
+  /// the lost one. For a leased node, not a fixed one (a fixed node ID cannot move). make
+  /// throws to say it could not; it is tried again one TTL later. The generators it made
+  /// live until the binding ends, which releases them.
+  void replace_lost_node_with(std::function<Replacement()> make);
   /// Stops watching (the lease itself is released by its generator).
   ~LeaseBinding();
   LeaseBinding(const LeaseBinding&) = delete;
@@ -65,6 +81,9 @@ class LeaseBinding {
                    const std::string& reason);
 
   coord::LeasedSnowflakeGenerator& gen() const noexcept { return *gen_ptr_.load(); }
+  // refresh_mu_ held: starts a replacement when the lease has stayed lost long enough.
+  void maybe_replace(const coord::KeeperStatus& s, std::int64_t now_ms);
+  void run_replacement(coord::LeasedSnowflakeGenerator* lost);
 
   Server& server_;
   std::atomic<coord::LeasedSnowflakeGenerator*> gen_ptr_{nullptr};  // set once, by attach()
@@ -79,6 +98,12 @@ class LeaseBinding {
   State state_ = State::ready;
   std::uint64_t failures_seen_ = 0;
   std::uint64_t reacquired_seen_ = 0;
+  std::function<Replacement()> make_replacement_;
+  std::atomic<bool> replacing_busy_{false};
+  std::int64_t next_replace_ms_ = 0;  // refresh_mu_
+  std::mutex owned_mu_;
+  std::vector<Replacement> owned_;  // owned_mu_
+  std::thread replacing_;
   std::thread thread_;
 };
 
