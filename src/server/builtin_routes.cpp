@@ -130,9 +130,11 @@ void Server::Impl::add_builtin_routes() {
     const auto count = parse_count(count_text);
     if (!count) return bad_count(count_text);
     if (kind->needs && !kind->needs->ready()) {
-      Response p = problem(503, "not-ready", "Service Unavailable",
-                           fmt::format("kind '{}' needs a node ID and none is held: {}", name,
-                                       kind->needs->reason()));
+      Response p =
+          problem(503, "not-ready", "Service Unavailable",
+                  fmt::format("kind '{}' cannot issue now: {}", name, kind->needs->reason()));
+      // The readiness cause as on /readyz, for clients that branch on it.
+      p.body.insert(p.body.size() - 1, ",\"cause\":" + nlohmann::json(kind->needs->cause()).dump());
       p.headers.emplace_back("Retry-After", "1");
       return p;
     }

@@ -1,5 +1,8 @@
-// A lease store that loses its state under a running `idforge serve` (docs/LEASES.md, "A
-// store that lost its state"): Redis FLUSHALL, a Redis restart without persistence, and an
+// `idforge serve` against faults of its lease store, as a process against a private Redis,
+// etcd or lease folder. NeverDown: a Redis frozen past the TTL comes back by itself, and the
+// layout's time field running out is a 503 with its cause, never a 500. StoreStateLost: a
+// store that loses its state under a running server (docs/LEASES.md, "A store that lost
+// its state"): Redis FLUSHALL, a Redis restart without persistence, a wiped etcd, and an
 // `rm -rf` of the lease folder. A second server started right after takes the first one's
 // node (nodes=1 leaves it no other), and the two must never issue the same ID. Before the
 // generation record these gave 298,092, 282,100 and up to 172 duplicates.
@@ -293,6 +296,77 @@ TEST(StoreStateLost, AServerWhoseNodeWasTakenAfterAFlushMovesToAnotherNode) {
   const std::string a_said = a.child->read_rest(20s);
   EXPECT_NE(a_said.find("lease_replaced"), std::string::npos) << a_said;
   EXPECT_NE(a_said.find("took node 1"), std::string::npos) << a_said;
+}
+
+// Polls /readyz until it answers want (false after limit); the last body in body.
+bool readyz_becomes(int port, long want, std::chrono::seconds limit, std::string& body) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto [status, text] = get(port, "/readyz");
+    body = text;
+    if (status == want) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+// Redis frozen (SIGSTOP) past the lease's TTL: the server says not ready, and once Redis
+// answers again it is ready and issuing by itself (before, it stayed down for good).
+TEST(NeverDown, ARedisFrozenPastTheTtlComesBackByItself) {
+  NEED_SERVE();
+  PrivateRedis redis;
+  if (!redis.start()) IDFORGE_SKIP_OR_FAIL("could not start a private redis-server");
+  const std::string store = with_params(redis.url(), "nodes=1&ttl=3000&timeout=500");
+  ASSERT_EQ(run_idforge({"lease", "init", "--store", store}).exit_code, 0);
+  ScratchDir data;
+  Serve s = start_serve(data.path(), store);
+  ASSERT_GT(s.port, 0) << s.said;
+  std::string body;
+  ASSERT_TRUE(readyz_becomes(s.port, 200, 60s, body)) << body;
+  redis.signal(SIGSTOP);
+  ASSERT_TRUE(readyz_becomes(s.port, 503, 60s, body)) << "ready although Redis is frozen";
+  std::this_thread::sleep_for(4s);  // past the TTL: Redis frees the key once it runs again
+  redis.signal(SIGCONT);
+  ASSERT_TRUE(readyz_becomes(s.port, 200, 60s, body)) << "never came back: " << body;
+  EXPECT_EQ(get(s.port, "/v1/ids/snowflake").first, 200);
+  s.child->signal(SIGTERM);
+  EXPECT_EQ(s.child->wait(20s), 0);
+}
+
+// A layout whose time field runs out two seconds after start: /readyz turns 503 with cause
+// time-exhausted, and an ID request is a 503 of that type, never a 500.
+TEST(NeverDown, TheTimeFieldRunningOutWhileServingIsA503WithItsCause) {
+  NEED_SERVE();
+  ScratchDir data;
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  // 20 bits of 1 ms ticks hold 1,048,576 ms: an epoch that long ago, less 2 s.
+  const std::string layout = "time=20,dc=0,worker=31,seq=12,tick=1ms,epoch=" +
+                             std::to_string(now_ms - (std::int64_t{1} << 20) + 2000);
+  std::string line = "exec '" + std::string(IDFORGE_BINARY) + "' serve --port 0 --access-log off " +
+                     "--data '" + data.path() + "' --layout '" + layout + "'";
+  Child c({"/bin/sh", "-c", line + " 2>&1"});
+  int port = 0;
+  while (auto l = c.read_line(60s)) {
+    const auto at = l->find("http://127.0.0.1:");
+    if (at != std::string::npos) {
+      port = std::stoi(l->substr(at + 17));
+      break;
+    }
+  }
+  ASSERT_GT(port, 0);
+  std::string body;
+  ASSERT_TRUE(readyz_becomes(port, 503, 60s, body)) << body;
+  EXPECT_NE(body.find("\"cause\":\"time-exhausted\""), std::string::npos) << body;
+  const auto [status, refusal] = get(port, "/v1/ids/snowflake");
+  EXPECT_EQ(status, 503) << refusal;
+  EXPECT_NE(refusal.find("time-exhausted"), std::string::npos) << refusal;
+  const auto [m, metrics] = get(port, "/metrics");
+  EXPECT_NE(metrics.find("idforge_not_ready{cause=\"time-exhausted\"} 1"), std::string::npos)
+      << metrics;
+  c.signal(SIGTERM);
+  EXPECT_EQ(c.wait(20s), 0);
 }
 
 // `lease init` on a store that has a record changes nothing, and says so.
