@@ -37,8 +37,9 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
           g->next_batch(out);
         } catch (const Error&) {
           // The generator refused (fenced, lost, clock far behind): readiness follows at
-          // once, not at the next poll, so /readyz is not 200 while IDs fail.
-          refresh();
+          // once, not at the next poll, so /readyz is not 200 while IDs fail. On the poll
+          // thread: this one's clock may be bounded for the request (BoundedClock).
+          refresh_soon();
           throw;
         }
       },
@@ -68,6 +69,14 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
   });
 }
 
+void LeaseBinding::refresh_soon() {
+  {
+    std::lock_guard lock(mu_);
+    refresh_now_ = true;
+  }
+  wake_.notify_all();
+}
+
 void LeaseBinding::waiting(std::string cause, std::string reason) {
   server_.readiness()->set_not_ready(std::move(cause), std::move(reason));
 }
@@ -77,7 +86,10 @@ void LeaseBinding::attach(coord::LeasedSnowflakeGenerator& gen) {
   refresh();
   thread_ = std::thread([this] {
     std::unique_lock lock(mu_);
-    while (!wake_.wait_for(lock, poll_, [this] { return stop_; })) {
+    while (!stop_) {
+      wake_.wait_for(lock, poll_, [this] { return stop_ || refresh_now_; });
+      if (stop_) break;
+      refresh_now_ = false;
       lock.unlock();
       refresh();
       lock.lock();

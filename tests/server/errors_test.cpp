@@ -181,7 +181,10 @@ TEST(Errors, TokenIsRequiredOnApiAndMetricsWhenSet) {
   EXPECT_EQ(health->status, 200);
 }
 
-TEST(Errors, ConnectionsOverTheBoundGet503AndOthersContinue) {
+// At the bound, a connection that waits for its next request (idle keep-alive) is closed,
+// without an answer, to take the new one in, which is served (docs/SERVICE.md); the freed
+// slot is reused. (Refused with 503 only when no open connection waits: SlowClients.*)
+TEST(Errors, ConnectionsOverTheBoundShedAnIdleOneAndOthersContinue) {
   server::ServerConfig cfg;
   cfg.max_connections = 2;
   LiveServer s(cfg);
@@ -194,18 +197,17 @@ TEST(Errors, ConnectionsOverTheBoundGet503AndOthersContinue) {
   ASSERT_GT(::recv(a, buf, sizeof buf, 0), 0);
   ASSERT_GT(::recv(b, buf, sizeof buf, 0), 0);
   const std::string raw = raw_exchange(s.port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-  EXPECT_EQ(status_of(raw), 503) << raw;
-  EXPECT_NE(raw.find("too-many-connections"), std::string::npos);
+  EXPECT_EQ(status_of(raw), 200) << raw;
+  // One of the two idle ones was closed, with no bytes (the one idle longest: a).
+  EXPECT_EQ(read_until_close(a, 5000), "");
   ::close(a);
   ::close(b);
-  // Slots free up once those close.
   int status = 0;
   for (int i = 0; i < 50 && status != 200; ++i) {
     auto c = s.client();
     auto r = c.Get("/healthz");
     status = r ? r->status : 0;
-    if (status != 200)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the server notices the close
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(status, 200);
 }

@@ -81,6 +81,8 @@ class LeaseBinding {
                    const std::string& reason);
 
   coord::LeasedSnowflakeGenerator& gen() const noexcept { return *gen_ptr_.load(); }
+  // Wakes the poll thread for a refresh now (a request saw the generator refuse).
+  void refresh_soon();
   // refresh_mu_ held: starts a replacement when the lease has stayed lost long enough.
   void maybe_replace(const coord::KeeperStatus& s, std::int64_t now_ms);
   void run_replacement(coord::LeasedSnowflakeGenerator* lost);
@@ -93,7 +95,8 @@ class LeaseBinding {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
-  std::mutex refresh_mu_;  // one refresh() at a time: the poll thread's and a caller's
+  bool refresh_now_ = false;  // mu_
+  std::mutex refresh_mu_;     // one refresh() at a time: the poll thread's and a caller's
   std::atomic<EventLog*> log_{nullptr};
   State state_ = State::ready;
   std::uint64_t failures_seen_ = 0;
