@@ -232,6 +232,16 @@ class FileStore final : public LeaseStore {
     make_dirs(dir_, url_);
     std::lock_guard lock(mu_);
     const std::string path = generation_path();
+    char* real = realpath(dir_.c_str(), nullptr);
+    const std::string key = real ? std::string(real) : dir_;
+    std::free(real);
+    // A live holder of this path (its folder deleted under it, say) is what the record
+    // would be taken on trust against: refuse.
+    if (beacon_seen(key, beacon_.get()))
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "a live process holds a lease of " + key +
+                           " (its presence socket is bound): `lease init` is for a folder no "
+                           "holder uses; let the next holder wait out the window instead");
     const std::string tmp = path + ".tmp." + nonce();
     write_whole_file(tmp, "generation " + new_generation_id() + "\nreset none\n");
     const int linked = link(tmp.c_str(), path.c_str());

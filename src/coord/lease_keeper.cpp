@@ -388,12 +388,17 @@ LeaseError LeaseKeeper::fenced_error() const {
     return LeaseError(
         LeaseFailure::lost, store_->url(),
         node + ": " + s.last_error + "; issuing resumes once the keeper takes the node ID again");
-  return LeaseError(LeaseFailure::fenced, store_->url(),
-                    node + " paused at " + when(s.fence_unix_ms) + " (lease deadline " +
-                        when(s.lease.deadline_unix_ms) + " minus " + std::to_string(margin_ms_) +
-                        " ms, or the end of the reserved window); last renewal error: " +
-                        (s.last_error.empty() ? std::string("none") : s.last_error) +
-                        "; issuing resumes after a successful renewal");
+  // A store whose leases do not expire (file:, static:) fences at the reserved window only.
+  const std::string why = s.lease.deadline_unix_ms == kNoDeadline
+                              ? std::string("the end of the reserved window")
+                              : "lease deadline " + when(s.lease.deadline_unix_ms) + " minus " +
+                                    std::to_string(margin_ms_) +
+                                    " ms, or the end of the reserved window";
+  return LeaseError(
+      LeaseFailure::fenced, store_->url(),
+      node + " paused at " + when(s.fence_unix_ms) + " (" + why +
+          "); last renewal error: " + (s.last_error.empty() ? std::string("none") : s.last_error) +
+          "; issuing resumes after a successful renewal");
 }
 
 }  // namespace idforge::coord

@@ -8,9 +8,10 @@
 // survives, so a newcomer that takes the node meanwhile starts above the holder's mark.
 // A FLUSHALL or a restart without persistence loses every key at once, marks included:
 // PREFIX generation (store_generation.hpp) is the record every renewal compares, and the
-// holder that creates it anew looks for connections named for the prefix (CLIENT LIST:
-// holders of the old state still connected) and at Redis's uptime (holders cut off by a
-// restart reconnect within a third of the TTL) to say when the state may have been lost.
+// holder that creates it anew records the time as a possible loss, so every holder of the
+// next window waits it out (`idforge lease init` provisions a new prefix without the wait).
+// Connections carry a name for the prefix (CLIENT SETNAME), so `lease init` can refuse
+// while a holder is connected, and an operator can see holders in CLIENT LIST.
 #include <charconv>
 #include <optional>
 #include <sstream>
@@ -132,6 +133,20 @@ class RedisStore final : public LeaseStore {
   bool initialize() override {
     guard_.check(url_);
     std::lock_guard lock(mu_);
+    // A holder connected now is one the record would be taken on trust against (a flush
+    // under running holders): refuse rather than let its IDs be issued again. (One that is
+    // not connected at this moment cannot be seen: the docs say when init is safe.)
+    bool connected = false;
+    try {
+      connected = other_holder_connected();
+    } catch (const LeaseError& e) {
+      if (e.reason() != LeaseFailure::rejected) throw;  // CLIENT refused: cannot look
+    }
+    if (connected)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "a holder of prefix '" + prefix_ +
+                           "' is connected (CLIENT LIST): `lease init` is for a store no holder "
+                           "ran on; after a flush, let the first holder wait out the window");
     const RedisReply set =
         link_.command({"SET", generation_key(), new_generation_id() + " none", "NX"});
     return set.type != Type::nil;
@@ -205,31 +220,23 @@ class RedisStore final : public LeaseStore {
     if (run_id_.empty()) run_id_ = info_field("run_id");
   }
 
-  // When the state may have been lost under live holders, for a record created now:
-  // now if another connection carries this prefix's name (or CLIENT is not allowed);
-  // else when Redis started (a holder cut off by its restart may still issue a window
-  // from then), or kNoMark if Redis cannot say.
-  std::int64_t state_lost_at() {
-    const std::int64_t t0 = now_ms(*clock_);
-    try {
-      const RedisReply me = link_.command({"CLIENT", "ID"});
-      const RedisReply list = link_.command({"CLIENT", "LIST"});
-      const std::string mine = "id=" + std::to_string(me.integer) + " ";
-      const std::string name = " name=" + presence_tag(prefix_) + " ";
-      std::istringstream lines(list.str);
-      for (std::string line; std::getline(lines, line);)
-        if (line.find(name) != std::string::npos && !line.starts_with(mine)) return t0;
-    } catch (const LeaseError& e) {
-      if (e.reason() != LeaseFailure::rejected) throw;
-      return t0;  // CLIENT refused (an ACL): unknown counts as a holder present
-    }
-    const std::string uptime = info_field("uptime_in_seconds");
-    std::int64_t s = 0;
-    const auto [end, ec] = std::from_chars(uptime.data(), uptime.data() + uptime.size(), s);
-    if (ec != std::errc{} || uptime.empty()) return t0;
-    // Whole seconds, rounded down: Redis started at the latest s seconds ago, and the latest
-    // start is the one to wait from.
-    return t0 - s * 1000;
+  // When the state may have been lost under live holders, for a record created now: now,
+  // always. Redis cannot say whether holders of an earlier state still issue: they need not
+  // be connected (an idle `timeout`, CLIENT KILL, a network blip), so a connection list
+  // proves nothing, and a missing record looks the same whether the prefix is new or was
+  // flushed. A new prefix is provisioned with `idforge lease init` to skip the wait.
+  std::int64_t state_lost_at() { return now_ms(*clock_); }
+
+  // Whether another connection carries this prefix's name (a holder talking to Redis now).
+  bool other_holder_connected() {
+    const RedisReply me = link_.command({"CLIENT", "ID"});
+    const RedisReply list = link_.command({"CLIENT", "LIST"});
+    const std::string mine = "id=" + std::to_string(me.integer) + " ";
+    const std::string name = " name=" + presence_tag(prefix_) + " ";
+    std::istringstream lines(list.str);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find(name) != std::string::npos && !line.starts_with(mine)) return true;
+    return false;
   }
 
   // One field of INFO server ("" if absent or refused).

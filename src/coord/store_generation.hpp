@@ -11,10 +11,13 @@
 // (Lease::store_reset_unix_ms; the keeper then waits out the longest window an earlier
 // holder could have reserved before it issues).
 //
-// Telling "fresh" from "lost" is per store: a file store's holders bind an abstract Unix
-// socket named for the folder (the kernel drops it with the process, and `rm -rf` cannot
-// touch it), Redis holders name their connections (CLIENT SETNAME, seen in CLIENT LIST) and
-// Redis says how long it has been up; etcd has neither, so its first start waits.
+// Telling "fresh" from "lost" is possible on one machine only: a file store's holders bind
+// an abstract Unix socket named for the folder (the kernel drops it with the process, and
+// `rm -rf` cannot touch it). Redis and etcd cannot say whether a holder of an earlier state
+// still issues (it need not be connected), so a record they create anew always counts as a
+// loss, and a new store is provisioned with `idforge lease init` to skip the wait. Redis
+// holders name their connections (CLIENT SETNAME) so that init can refuse while one is
+// connected.
 #pragma once
 
 #include <cstdint>

@@ -35,7 +35,9 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
         if (!g) throw Error(errc::fenced, "no node ID yet: start-up is still taking one");
         try {
           g->next_batch(out);
-        } catch (const Error&) {
+        } catch (const Error& e) {
+          // Its last tick used up is the time field's end too, before that tick's end time.
+          if (e.code() == errc::time_exhausted) exhausted_seen_ = true;
           // The generator refused (fenced, lost, clock far behind): readiness follows at
           // once, not at the next poll, so /readyz is not 200 while IDs fail. On the poll
           // thread: this one's clock may be bounded for the request (BoundedClock).
@@ -174,14 +176,16 @@ void LeaseBinding::refresh() {
   State state = State::ready;
   std::string reason;
   const Layout& layout = gen().generator().layout();
-  if (now_ms >= runs_out_ms_) {
+  if (now_ms >= runs_out_ms_ || exhausted_seen_) {
     // Permanent: no renewal or wait brings it back; a new layout (a later epoch, a wider
     // time field) with a fresh lease prefix does.
     state = State::exhausted;
     reason = fmt::format(
-        "the layout's {}-bit time field ran out at Unix ms {}: node {} can issue no more "
-        "Snowflakes; start with a layout whose epoch is later or whose time field is wider",
-        layout.time_bits(), runs_out_ms_, gen().node());
+        "the layout's {}-bit time field has no tick left (the last one ends at Unix ms {}{}): "
+        "node {} can issue no more Snowflakes; start with a layout whose epoch is later or "
+        "whose time field is wider",
+        layout.time_bits(), runs_out_ms_,
+        now_ms < runs_out_ms_ ? ", and its sequence numbers are used up" : "", gen().node());
   } else if (now_ms < layout.epoch_ms()) {
     state = State::before_epoch;
     reason = fmt::format(

@@ -114,7 +114,7 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     w_.conns[slot_] = last;
     last->slot_ = slot_;
     w_.conns.pop_back();
-    if (!lingering_) l_.open.fetch_sub(1, std::memory_order_relaxed);
+    if (!slot_released_) l_.open.fetch_sub(1, std::memory_order_relaxed);
     l_.metrics.connection_closed();
   }
 
@@ -149,18 +149,25 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     }
   }
 
-  // While it waits for (the rest of) a request and no handler runs: since when it has
-  // waited (the slowest waited longest); nullopt otherwise.
-  std::optional<std::int64_t> waiting_since() const noexcept {
+  // While it waits for (the rest of) a request and no handler runs: how sheddable it is,
+  // lowest first: {0, since} for a request begun and not complete (a head or body still
+  // arriving: a trickler), {1, since} for no byte of one yet (idle keep-alive, or a new
+  // connection whose request the worker has not read yet: a prompt client must not lose
+  // to a trickler for being young); nullopt otherwise.
+  std::optional<std::pair<int, std::int64_t>> waiting_since() const noexcept {
     if (closed_ || lingering_ || writing_ || in_handler_ || !reading_) return std::nullopt;
     const Phase p = session_.phase();
-    if (p != Phase::idle && p != Phase::head && p != Phase::body) return std::nullopt;
-    return phase_start_;
+    if (p == Phase::head || p == Phase::body) return std::pair{0, phase_start_};
+    if (p == Phase::idle) return std::pair{1, phase_start_};
+    return std::nullopt;
   }
 
-  // Closed without an answer to make room for a new connection (Worker::shed_slowest).
+  // Closed without an answer to make room for a new connection (Worker::shed_slowest). Its
+  // slot goes back now, not when the closed socket's handler has run, so a burst of
+  // connections does not find the server full of connections already closed.
   void shed() noexcept {
     l_.metrics.connection_shed();
+    release_slot();
     close();
   }
 
@@ -311,7 +318,7 @@ class Connection final : public std::enable_shared_from_this<Connection> {
   // sockets stay bounded by time and by the accept loop's pause when descriptors run out.
   void linger() {
     lingering_ = true;
-    l_.open.fetch_sub(1, std::memory_order_relaxed);
+    release_slot();
     error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);
     deadline_ = steady_ns() + std::min(kLingerNs, ms_to_ns(l_.config.read_timeout_ms));
@@ -326,6 +333,12 @@ class Connection final : public std::enable_shared_from_this<Connection> {
                               if (ec || self->lingered_ > kMaxLingerBytes) return self->close();
                               self->linger_read();
                             });
+  }
+
+  void release_slot() noexcept {
+    if (slot_released_) return;
+    slot_released_ = true;
+    l_.open.fetch_sub(1, std::memory_order_relaxed);
   }
 
   void close() noexcept {
@@ -347,7 +360,8 @@ class Connection final : public std::enable_shared_from_this<Connection> {
   std::size_t lingered_ = 0;
   bool reading_ = false, writing_ = false, lingering_ = false, closed_ = false;
   bool timer_fired_ = false, stopping_ = false, in_handler_ = false;
-  bool more_ = false;  // the last read filled the buffer: the socket may hold more
+  bool more_ = false;           // the last read filled the buffer: the socket may hold more
+  bool slot_released_ = false;  // its max-connections slot was given back (linger, shed)
 };
 
 }  // namespace
@@ -456,10 +470,10 @@ void Listener::Impl::shed_then_open(Worker& target, std::size_t first, std::size
 
 bool Listener::Impl::shed_slowest(Worker& w) {
   Connection* victim = nullptr;
-  std::int64_t since = 0;
+  std::pair<int, std::int64_t> rank{};
   for (Connection* c : w.conns) {
-    const auto t = c->waiting_since();
-    if (t && (!victim || *t < since)) victim = c, since = *t;
+    const auto r = c->waiting_since();
+    if (r && (!victim || *r < rank)) victim = c, rank = *r;
   }
   if (!victim) return false;
   victim->shed();

@@ -124,11 +124,40 @@ TEST_F(ServerOnManualClock, TheTimeFieldRunningOutIsNotReadyAndA503NeverA500) {
   const auto [ready, why] = get(srv, "/readyz");
   EXPECT_EQ(ready, 503);
   EXPECT_NE(why.find("\"cause\":\"time-exhausted\""), std::string::npos) << why;
-  EXPECT_NE(why.find("20-bit time field ran out"), std::string::npos) << why;
+  EXPECT_NE(why.find("20-bit time field has no tick left"), std::string::npos) << why;
   const std::string metrics = get(srv, "/metrics").second;
   EXPECT_NE(metrics.find("idforge_ready 0\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("idforge_not_ready{cause=\"time-exhausted\"} 1"), std::string::npos)
       << metrics;
+}
+
+// The last tick of the time field with its sequence numbers used up ends the field before
+// that tick's end time: the first refused request takes readiness down with it.
+TEST_F(ServerOnManualClock, TheLastTickUsedUpIsNotReadyBeforeItsEndTime) {
+  const Layout coarse = parse_layout(
+      "time=20,dc=0,worker=31,seq=12,tick=1s,epoch=" + std::to_string(kStartMs) + ",name=coarse",
+      kStartMs);
+  coord::LeasedSnowflakeGenerator gen(
+      coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)), coarse,
+      clock_);
+  server::ServerConfig config;
+  config.access_log = "off";
+  server::Server srv(config, clock_);
+  server::LeaseBinding binding(srv, gen, std::chrono::hours(1));
+  const std::int64_t last_tick_ms = kStartMs + ((std::int64_t{1} << 20) - 1) * 1000;
+  clock_.set_ms(last_tick_ms + 100);  // inside the last tick, 900 ms before its end
+  ASSERT_TRUE(gen.keeper().renew()) << gen.keeper().status().last_error;  // a fence from now
+  binding.refresh();
+  ASSERT_EQ(get(srv, "/readyz").first, 200);
+  ASSERT_EQ(get(srv, "/v1/ids/snowflake?count=4096").first, 200);  // the whole tick
+  const auto [status, body] = get(srv, "/v1/ids/snowflake");
+  EXPECT_EQ(status, 503) << body;
+  EXPECT_NE(body.find("time-exhausted"), std::string::npos) << body;
+  binding.refresh();
+  const auto [ready, why] = get(srv, "/readyz");
+  EXPECT_EQ(ready, 503) << why;
+  EXPECT_NE(why.find("\"cause\":\"time-exhausted\""), std::string::npos) << why;
+  EXPECT_NE(why.find("sequence numbers are used up"), std::string::npos) << why;
 }
 
 // A clock stepped back further than an ID waits for it: every ID request would fail, so the

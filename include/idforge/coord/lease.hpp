@@ -55,7 +55,7 @@ struct Lease {
   std::string generation;
   /// When the store's state may have been lost under live holders: kNoMark, unless the
   /// generation record was created anew while an earlier holder could still be issuing (a
-  /// beacon of one was seen, Redis had been up for less than a window, or etcd, which cannot
+  /// beacon of one was seen for a file: folder; always for Redis and etcd, which cannot
   /// tell). LeaseKeeper then issues nothing until every window an earlier holder could have
   /// reserved from that time has passed (docs/LEASES.md, "A store that lost its state").
   std::int64_t store_reset_unix_ms = kNoMark;

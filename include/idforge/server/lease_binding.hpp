@@ -95,8 +95,9 @@ class LeaseBinding {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
-  bool refresh_now_ = false;  // mu_
-  std::mutex refresh_mu_;     // one refresh() at a time: the poll thread's and a caller's
+  bool refresh_now_ = false;                 // mu_
+  std::atomic<bool> exhausted_seen_{false};  // a request was refused: time field used up
+  std::mutex refresh_mu_;  // one refresh() at a time: the poll thread's and a caller's
   std::atomic<EventLog*> log_{nullptr};
   State state_ = State::ready;
   std::uint64_t failures_seen_ = 0;
