@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <regex>
 #include <string>
@@ -413,6 +414,46 @@ TEST(NeverDown, TheTimeFieldRunningOutWhileServingIsA503WithItsCause) {
   const auto [m, metrics] = get(port, "/metrics");
   EXPECT_NE(metrics.find("idforge_not_ready{cause=\"time-exhausted\"} 1"), std::string::npos)
       << metrics;
+  c.signal(SIGTERM);
+  EXPECT_EQ(c.wait(20s), 0);
+}
+
+// The clock of a running server stepped back a minute (libfaketime, its offset read from a
+// file on every call): /readyz turns 503 (the clock is behind the last ID, or the fence),
+// every ID request is refused meanwhile, and it is ready again once the clock is back.
+TEST(NeverDown, AClockSteppedBackAMinuteIsNotReadyAndComesBack) {
+  NEED_SERVE();
+  const char* faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+  if (!std::filesystem::exists(faketime)) IDFORGE_SKIP_OR_FAIL("libfaketime is not installed");
+  ScratchDir data;
+  const std::string offset = data.path() + "/offset";
+  { std::ofstream(offset) << "+0s\n"; }
+  std::string line = "exec env LD_PRELOAD=" + std::string(faketime) + " FAKETIME_TIMESTAMP_FILE='" +
+                     offset + "' FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 '" +
+                     std::string(IDFORGE_BINARY) + "' serve --port 0 --access-log off --data '" +
+                     data.path() + "/d'";
+  Child c({"/bin/sh", "-c", line + " 2>&1"});
+  int port = 0;
+  while (auto l = c.read_line(60s)) {
+    const auto at = l->find("http://127.0.0.1:");
+    if (at != std::string::npos) {
+      port = std::stoi(l->substr(at + 17));
+      break;
+    }
+  }
+  ASSERT_GT(port, 0);
+  std::string body;
+  ASSERT_TRUE(readyz_becomes(port, 200, 60s, body)) << body;
+  ASSERT_EQ(get(port, "/v1/ids/snowflake").first, 200);
+  { std::ofstream(offset) << "-60s\n"; }
+  ASSERT_TRUE(readyz_becomes(port, 503, 60s, body)) << "ready with the clock a minute back";
+  EXPECT_TRUE(body.find("clock-behind") != std::string::npos ||
+              body.find("lease-fenced") != std::string::npos)
+      << body;
+  EXPECT_EQ(get(port, "/v1/ids/snowflake").first, 503);
+  { std::ofstream(offset) << "+0s\n"; }
+  ASSERT_TRUE(readyz_becomes(port, 200, 60s, body)) << "never came back: " << body;
+  EXPECT_EQ(get(port, "/v1/ids/snowflake").first, 200);
   c.signal(SIGTERM);
   EXPECT_EQ(c.wait(20s), 0);
 }

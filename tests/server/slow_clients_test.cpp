@@ -14,6 +14,7 @@
 
 #include "http_client.hpp"
 #include "live_server.hpp"
+#include "raw_http.hpp"
 
 namespace idforge::test {
 namespace {
@@ -71,6 +72,23 @@ TEST(SlowClients, AThousandTricklingConnectionsDoNotKeepAPromptClientOut) {
   const auto at = metrics->body.find(series);
   ASSERT_NE(at, std::string::npos) << metrics->body;
   EXPECT_GT(std::stoll(metrics->body.substr(at + series.size())), 0) << "nothing was shed";
+}
+
+// The same against the real binary (`idforge serve`, its defaults: 256 connections).
+TEST(SlowClients, TheBinaryServesAPromptClientPastAThousandTricklers) {
+  ServeProcess s({"--node", "1", "--access-log", "off"});
+  ASSERT_GT(s.port(), 0) << s.first_line();
+  Tricklers slow(s.port(), 1000);
+  ASSERT_EQ(slow.opened(), 1000u);
+  int served = 0;
+  for (int i = 0; i < 200; ++i) {
+    HttpClient client("127.0.0.1", s.port());
+    const auto r = client.Get("/v1/ids/snowflake");
+    ASSERT_TRUE(r) << "request " << i << " got no answer";
+    EXPECT_EQ(r->status, 200) << "request " << i << ": " << r->body;
+    served += r->status == 200;
+  }
+  EXPECT_EQ(served, 200);
 }
 
 // At max-connections=1, an open connection that sent nothing yet (it waits for its request)
