@@ -10,7 +10,6 @@
 // PREFIX generation (store_generation.hpp) is compared by every renewal, and the holder
 // that creates it records the time as a possible loss, since etcd cannot say whether holders
 // of an earlier state still issue: the first start on a fresh prefix waits one window.
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -167,7 +166,7 @@ class EtcdStore final : public LeaseStore {
         {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
          {"success",
           json::array({{{"request_put",
-                         {{"key", key}, {"value", b64(new_generation_id() + " none")}}}}})}});
+                         {{"key", key}, {"value", b64(new_generation_record(kNoMark))}}}}})}});
     return txn.value("succeeded", false);
   }
 
@@ -230,7 +229,7 @@ class EtcdStore final : public LeaseStore {
   // Reads the generation record, or creates it ("ID RESET-MS"; see the top). mu_ held.
   void read_or_create_generation() {
     const std::string key = b64(generation_key());
-    const std::string fresh = new_generation_id() + " " + std::to_string(now_ms(*clock_));
+    const std::string fresh = new_generation_record(now_ms(*clock_));
     const json txn = client_.call(
         "/v3/kv/txn",
         {{"compare", json::array({{{"target", "CREATE"}, {"key", key}, {"create_revision", "0"}}})},
@@ -244,18 +243,8 @@ class EtcdStore final : public LeaseStore {
         if (!kvs.empty()) record = client_.decode64(kvs[0].value("value", ""));
       }
     }
-    const auto space = record.find(' ');
-    const std::string reset = space == std::string::npos ? "" : record.substr(space + 1);
-    std::int64_t ms = 0;
-    const auto [end, ec] = std::from_chars(reset.data(), reset.data() + reset.size(), ms);
-    if (space == 0 ||
-        (reset != "none" && (ec != std::errc{} || end != reset.data() + reset.size())))
-      throw LeaseError(LeaseFailure::rejected, url_,
-                       "key " + generation_key() + " holds '" + shown_bytes(record) +
-                           "', not 'ID RESET-MS|none'; delete it (the next start then waits "
-                           "as after a lost state)");
+    reset_ms_ = generation_reset(record, "key " + generation_key(), url_);
     generation_ = record;
-    reset_ms_ = reset == "none" ? kNoMark : ms;
     if (cluster_id_.empty()) cluster_id_ = cluster_id(txn);
   }
 

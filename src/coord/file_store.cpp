@@ -231,10 +231,7 @@ class FileStore final : public LeaseStore {
     guard_.check(url_);
     make_dirs(dir_, url_);
     std::lock_guard lock(mu_);
-    const std::string path = generation_path();
-    char* real = realpath(dir_.c_str(), nullptr);
-    const std::string key = real ? std::string(real) : dir_;
-    std::free(real);
+    const std::string key = folder_key();
     // A live holder of this path (its folder deleted under it, say) is what the record
     // would be taken on trust against: refuse.
     if (beacon_seen(key, beacon_.get()))
@@ -242,17 +239,7 @@ class FileStore final : public LeaseStore {
                        "a live process holds a lease of " + key +
                            " (its presence socket is bound): `lease init` is for a folder no "
                            "holder uses; let the next holder wait out the window instead");
-    const std::string tmp = path + ".tmp." + nonce();
-    write_whole_file(tmp, "generation " + new_generation_id() + "\nreset none\n");
-    const int linked = link(tmp.c_str(), path.c_str());
-    const int err = errno;
-    unlink(tmp.c_str());
-    if (linked != 0 && err == EEXIST) return false;
-    if (linked != 0)
-      throw LeaseError(LeaseFailure::rejected, url_,
-                       "cannot create " + path + ": " + std::strerror(err));
-    sync_folder();
-    return true;
+    return create_generation(kNoMark);
   }
 
   std::vector<HolderInfo> list(const Layout& layout) override {
@@ -301,13 +288,7 @@ class FileStore final : public LeaseStore {
   // generation_stat_ and reset_ms_. mu_ held.
   void read_or_create_generation() {
     const std::string path = generation_path();
-    if (!beacon_) {
-      // The folder's absolute path names the beacon: a folder re-created under the same path
-      // is the same store to every holder.
-      char* real = realpath(dir_.c_str(), nullptr);
-      beacon_key_ = real ? std::string(real) : dir_;
-      std::free(real);
-    }
+    if (!beacon_) beacon_key_ = folder_key();
     for (int attempt = 0; attempt < 3; ++attempt) {
       const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
       if (fd >= 0) {
@@ -328,23 +309,38 @@ class FileStore final : public LeaseStore {
       // No record: a fresh folder, or one deleted under live holders. A beacon of an earlier
       // holder of this path tells the two apart.
       const bool earlier = beacon_seen(beacon_key_, beacon_.get());
-      const std::int64_t reset = earlier ? now_ms(*clock_) : kNoMark;
-      const std::string text = "generation " + new_generation_id() + "\nreset " +
-                               (reset == kNoMark ? std::string("none") : std::to_string(reset)) +
-                               "\n";
-      // Written in full under a temporary name, then linked: link() creates the record only
-      // if none exists, so two newcomers agree on one, and no reader sees half of it.
-      const std::string tmp = path + ".tmp." + nonce();
-      write_whole_file(tmp, text);
-      const int linked = link(tmp.c_str(), path.c_str());
-      const int err = errno;
-      unlink(tmp.c_str());
-      if (linked != 0 && err != EEXIST)
-        throw LeaseError(LeaseFailure::rejected, url_,
-                         "cannot create " + path + ": " + std::strerror(err));
-      sync_folder();
+      (void)create_generation(earlier ? now_ms(*clock_) : kNoMark);  // or another's: reread
     }
     if (!beacon_) beacon_ = std::make_unique<PresenceBeacon>(beacon_key_);
+  }
+
+  // The folder's absolute path, which names its beacon: a folder re-created under the same
+  // path is the same store to every holder.
+  std::string folder_key() const {
+    char* real = realpath(dir_.c_str(), nullptr);
+    std::string key = real ? std::string(real) : dir_;
+    std::free(real);
+    return key;
+  }
+
+  // Creates DIR/generation with a fresh ID and reset (kNoMark: "none"); false if one exists.
+  // Written in full under a temporary name, then linked: link() creates the record only if
+  // none exists, so two newcomers agree on one, and no reader sees half of it. mu_ held.
+  bool create_generation(std::int64_t reset) {
+    const std::string path = generation_path();
+    const std::string tmp = path + ".tmp." + nonce();
+    write_whole_file(tmp, "generation " + new_generation_id() + "\nreset " +
+                              (reset == kNoMark ? std::string("none") : std::to_string(reset)) +
+                              "\n");
+    const int linked = link(tmp.c_str(), path.c_str());
+    const int err = errno;
+    unlink(tmp.c_str());
+    if (linked != 0 && err == EEXIST) return false;
+    if (linked != 0)
+      throw LeaseError(LeaseFailure::rejected, url_,
+                       "cannot create " + path + ": " + std::strerror(err));
+    sync_folder();
+    return true;
   }
 
   void parse_generation(const std::string& text, const std::string& path) {

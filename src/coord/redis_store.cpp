@@ -148,7 +148,7 @@ class RedisStore final : public LeaseStore {
                            "' is connected (CLIENT LIST): `lease init` is for a store no holder "
                            "ran on; after a flush, let the first holder wait out the window");
     const RedisReply set =
-        link_.command({"SET", generation_key(), new_generation_id() + " none", "NX"});
+        link_.command({"SET", generation_key(), new_generation_record(kNoMark), "NX"});
     return set.type != Type::nil;
   }
 
@@ -192,40 +192,23 @@ class RedisStore final : public LeaseStore {
   std::string generation_key() const { return prefix_ + "generation"; }
 
   // Reads the generation record, or creates it: into generation_ and reset_ms_. mu_ held.
+  // A record created here counts as a loss from now: Redis cannot say whether holders of an
+  // earlier state still issue (they need not be connected: an idle `timeout`, CLIENT KILL,
+  // a network blip), and a missing record looks the same whether the prefix is new or was
+  // flushed. A new prefix is provisioned with `idforge lease init` to skip the wait.
   void read_or_create_generation() {
     RedisReply g = link_.command({"GET", generation_key()});
     if (g.type != Type::string) {
-      const std::int64_t reset = state_lost_at();
-      link_.command({"SET", generation_key(),
-                     new_generation_id() + " " +
-                         (reset == kNoMark ? std::string("none") : std::to_string(reset)),
-                     "NX"});
+      link_.command({"SET", generation_key(), new_generation_record(now_ms(*clock_)), "NX"});
       g = link_.command({"GET", generation_key()});
       if (g.type != Type::string)
         throw LeaseError(LeaseFailure::rejected, url_,
                          "key " + generation_key() + " vanished right after it was set");
     }
-    const auto space = g.str.find(' ');
-    const std::string reset = space == std::string::npos ? "" : g.str.substr(space + 1);
-    std::int64_t ms = kNoMark;
-    const auto [end, ec] = std::from_chars(reset.data(), reset.data() + reset.size(), ms);
-    if (space == 0 ||
-        (reset != "none" && (ec != std::errc{} || end != reset.data() + reset.size())))
-      throw LeaseError(LeaseFailure::rejected, url_,
-                       "key " + generation_key() + " holds '" + shown_bytes(g.str) +
-                           "', not 'ID RESET-MS|none'; delete it (the next start then waits "
-                           "as after a lost state)");
+    reset_ms_ = generation_reset(g.str, "key " + generation_key(), url_);
     generation_ = g.str;
-    reset_ms_ = reset == "none" ? kNoMark : ms;
     if (run_id_.empty()) run_id_ = info_field("run_id");
   }
-
-  // When the state may have been lost under live holders, for a record created now: now,
-  // always. Redis cannot say whether holders of an earlier state still issue: they need not
-  // be connected (an idle `timeout`, CLIENT KILL, a network blip), so a connection list
-  // proves nothing, and a missing record looks the same whether the prefix is new or was
-  // flushed. A new prefix is provisioned with `idforge lease init` to skip the wait.
-  std::int64_t state_lost_at() { return now_ms(*clock_); }
 
   // Whether another connection carries this prefix's name (a holder talking to Redis now).
   bool other_holder_connected() {

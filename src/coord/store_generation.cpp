@@ -1,10 +1,14 @@
 #include "store_generation.hpp"
 
+#include "idforge/coord/lease.hpp"
+#include "store_support.hpp"
+
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +22,27 @@ std::string new_generation_id() {
   char buf[33];
   std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
   return buf;
+}
+
+std::string new_generation_record(std::int64_t reset_ms) {
+  return new_generation_id() + " " +
+         (reset_ms == kNoMark ? std::string("none") : std::to_string(reset_ms));
+}
+
+std::int64_t generation_reset(std::string_view record, const std::string& where,
+                              const std::string& store) {
+  const auto space = record.find(' ');
+  const std::string_view reset =
+      space == std::string_view::npos ? std::string_view() : record.substr(space + 1);
+  if (space != 0 && reset == "none") return kNoMark;
+  std::int64_t ms = 0;
+  const auto [end, ec] = std::from_chars(reset.data(), reset.data() + reset.size(), ms);
+  if (space == 0 || reset.empty() || ec != std::errc{} || end != reset.data() + reset.size())
+    throw LeaseError(LeaseFailure::rejected, store,
+                     where + " holds '" + shown_bytes(record) +
+                         "', not 'ID RESET-MS|none'; delete it (the next start then waits as "
+                         "after a lost state)");
+  return ms;
 }
 
 std::string presence_tag(std::string_view key) {

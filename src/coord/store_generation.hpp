@@ -29,6 +29,14 @@ namespace idforge::coord::detail {
 /// A fresh generation ID: 32 lower-case hex digits from the system's random source.
 std::string new_generation_id();
 
+/// A new record as Redis and etcd keep it: a fresh ID and the reset time, "ID RESET-MS", or
+/// "ID none" for kNoMark (no earlier holder can be live).
+std::string new_generation_record(std::int64_t reset_ms);
+/// The reset time of such a record (kNoMark for "none"). Throws LeaseError(rejected) naming
+/// where it was read (a key), the text and the rule.
+std::int64_t generation_reset(std::string_view record, const std::string& where,
+                              const std::string& store);
+
 /// The tag a store's holders carry for key (a folder's absolute path, a Redis prefix):
 /// "idforge-presence-" and 16 hex digits of key's FNV-1a hash (the tag must be short and
 /// free of spaces for CLIENT SETNAME and /proc/net/unix).

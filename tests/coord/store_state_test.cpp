@@ -48,13 +48,14 @@ struct Serve {
   std::string said;  // every line up to "listening on"
 };
 
-Serve start_serve(const std::string& data, const std::string& store) {
+// `idforge serve` on port 0 with data, access log off, and args; env ("NAME=value ...",
+// already quoted) is set for it alone.
+Serve start_serve(const std::string& data, const std::vector<std::string>& args,
+                  const std::string& env = "") {
   Serve s;
-  std::string line = "exec '" + std::string(IDFORGE_BINARY) + "'";
-  for (const std::string& a :
-       {std::string("serve"), std::string("--port"), std::string("0"), std::string("--access-log"),
-        std::string("off"), std::string("--data"), data, std::string("--lease-store"), store})
-    line += " '" + a + "'";
+  std::string line = "exec env " + env + " '" + std::string(IDFORGE_BINARY) +
+                     "' serve --port 0 --access-log off --data '" + data + "'";
+  for (const std::string& a : args) line += " '" + a + "'";
   s.child = std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", line + " 2>&1"});
   const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+)/)");
   // Start-up may wait out one window (3 s here) of the lost state's holders, and more on a
@@ -68,6 +69,10 @@ Serve start_serve(const std::string& data, const std::string& store) {
     }
   }
   return s;
+}
+
+Serve start_serve(const std::string& data, const std::string& store) {
+  return start_serve(data, {"--lease-store", store});
 }
 
 // Asks one server for IDs until stopped, keeping every ID of every 200 answer.
@@ -393,18 +398,9 @@ TEST(NeverDown, TheTimeFieldRunningOutWhileServingIsA503WithItsCause) {
   // 20 bits of 1 ms ticks hold 1,048,576 ms: an epoch that long ago, less 2 s.
   const std::string layout = "time=20,dc=0,worker=31,seq=12,tick=1ms,epoch=" +
                              std::to_string(now_ms - (std::int64_t{1} << 20) + 2000);
-  std::string line = "exec '" + std::string(IDFORGE_BINARY) + "' serve --port 0 --access-log off " +
-                     "--data '" + data.path() + "' --layout '" + layout + "'";
-  Child c({"/bin/sh", "-c", line + " 2>&1"});
-  int port = 0;
-  while (auto l = c.read_line(60s)) {
-    const auto at = l->find("http://127.0.0.1:");
-    if (at != std::string::npos) {
-      port = std::stoi(l->substr(at + 17));
-      break;
-    }
-  }
-  ASSERT_GT(port, 0);
+  Serve c = start_serve(data.path(), {"--layout", layout});
+  const int port = c.port;
+  ASSERT_GT(port, 0) << c.said;
   std::string body;
   ASSERT_TRUE(readyz_becomes(port, 503, 60s, body)) << body;
   EXPECT_NE(body.find("\"cause\":\"time-exhausted\""), std::string::npos) << body;
@@ -414,8 +410,8 @@ TEST(NeverDown, TheTimeFieldRunningOutWhileServingIsA503WithItsCause) {
   const auto [m, metrics] = get(port, "/metrics");
   EXPECT_NE(metrics.find("idforge_not_ready{cause=\"time-exhausted\"} 1"), std::string::npos)
       << metrics;
-  c.signal(SIGTERM);
-  EXPECT_EQ(c.wait(20s), 0);
+  c.child->signal(SIGTERM);
+  EXPECT_EQ(c.child->wait(20s), 0);
 }
 
 // The clock of a running server stepped back a minute (libfaketime, its offset read from a
@@ -428,20 +424,11 @@ TEST(NeverDown, AClockSteppedBackAMinuteIsNotReadyAndComesBack) {
   ScratchDir data;
   const std::string offset = data.path() + "/offset";
   { std::ofstream(offset) << "+0s\n"; }
-  std::string line = "exec env LD_PRELOAD=" + std::string(faketime) + " FAKETIME_TIMESTAMP_FILE='" +
-                     offset + "' FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 '" +
-                     std::string(IDFORGE_BINARY) + "' serve --port 0 --access-log off --data '" +
-                     data.path() + "/d'";
-  Child c({"/bin/sh", "-c", line + " 2>&1"});
-  int port = 0;
-  while (auto l = c.read_line(60s)) {
-    const auto at = l->find("http://127.0.0.1:");
-    if (at != std::string::npos) {
-      port = std::stoi(l->substr(at + 17));
-      break;
-    }
-  }
-  ASSERT_GT(port, 0);
+  Serve c = start_serve(data.path() + "/d", {},
+                        "LD_PRELOAD=" + std::string(faketime) + " FAKETIME_TIMESTAMP_FILE='" +
+                            offset + "' FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1");
+  const int port = c.port;
+  ASSERT_GT(port, 0) << c.said;
   std::string body;
   ASSERT_TRUE(readyz_becomes(port, 200, 60s, body)) << body;
   ASSERT_EQ(get(port, "/v1/ids/snowflake").first, 200);
@@ -454,8 +441,8 @@ TEST(NeverDown, AClockSteppedBackAMinuteIsNotReadyAndComesBack) {
   { std::ofstream(offset) << "+0s\n"; }
   ASSERT_TRUE(readyz_becomes(port, 200, 60s, body)) << "never came back: " << body;
   EXPECT_EQ(get(port, "/v1/ids/snowflake").first, 200);
-  c.signal(SIGTERM);
-  EXPECT_EQ(c.wait(20s), 0);
+  c.child->signal(SIGTERM);
+  EXPECT_EQ(c.child->wait(20s), 0);
 }
 
 // `lease init` on a store that has a record changes nothing, and says so.
