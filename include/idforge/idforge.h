@@ -394,6 +394,160 @@ IDFORGE_API idforge_status idforge_check_option(idforge_options options,
 IDFORGE_API idforge_status idforge_quote(const char* text, size_t len, size_t max, char* out,
                                          size_t size, size_t* needed);
 
+/* ---- pieces for a face that keeps its own state (node IDFORGE_1.3) -------------------- */
+/* A database keeps a generator's state where its own processes share it (PostgreSQL: shared
+ * memory; every backend is a process forked by the postmaster) and renews a lease from its
+ * own worker loop, where no thread of this library may run. These functions are the rule of
+ * idforge_snowflake_next without the state: the caller holds the last stamp and the mark and
+ * serialises the steps (a lock, or a compare-and-swap of the stamp); the library decides. */
+
+/** The layout's parts an issuer steps with, flattened to plain numbers so the caller can keep
+ *  them in shared memory. Made by idforge_snowflake_rule_make; read-only after. */
+typedef struct idforge_snowflake_rule {
+  int sequence_bits;
+  int time_shift;
+  int node_shift;
+  int sequence_shift;
+  uint64_t max_tick;
+  int64_t epoch_ms;
+  int64_t tick_ms;
+  uint64_t node;
+  int is_signed;
+  char spec[256]; /**< the layout's canonical spec (what idforge_snowflake_layout writes) */
+} idforge_snowflake_rule;
+
+/** No mark persisted yet. */
+#define IDFORGE_NO_UNIX_MS INT64_MIN
+
+/** What one step decided. */
+typedef enum idforge_step_kind {
+  IDFORGE_STEP_ISSUE = 0,       /**< id is issued; persist new_mark_ms first when it is set */
+  IDFORGE_STEP_WAIT = 1,        /**< wait wait_ms (clock behind within the bound, tick full) */
+  IDFORGE_STEP_BEHIND = 2,      /**< the clock is behind_ms behind, beyond the bound: refuse */
+  IDFORGE_STEP_EXHAUSTED = 3,   /**< the layout's time field has run out */
+  IDFORGE_STEP_BEFORE_EPOCH = 4 /**< the clock reads before the layout's epoch */
+} idforge_step_kind;
+
+typedef struct idforge_snowflake_step {
+  idforge_step_kind kind;
+  uint64_t stamp;      /**< ISSUE: the new state (tick << sequence_bits | sequence) */
+  int64_t id;          /**< ISSUE: the ID */
+  int64_t new_mark_ms; /**< ISSUE: IDFORGE_NO_UNIX_MS, or the mark to persist before id */
+  int64_t wait_ms;     /**< WAIT: until the clock reaches the next usable tick (>= 1) */
+  int64_t behind_ms;   /**< WAIT / BEHIND: how far the clock is behind the last issued tick */
+} idforge_snowflake_step;
+
+/** The rule for node under layout (a preset or spec; NULL: "twitter"). now_ms is the clock a
+ *  layout's epoch must not lie after. A negative node, one that does not fit the layout, or a
+ *  canonical spec longer than 255 bytes is refused naming the value. */
+IDFORGE_API idforge_status idforge_snowflake_rule_make(const char* layout, int64_t node,
+                                                       int64_t now_ms, idforge_snowflake_rule* out);
+/** The stamp to resume from after mark_ms: the last stamp of the tick holding it, so the first
+ *  ID lies in the tick after (the rule of a restart above a high-water mark). 0 when there is
+ *  no mark (IDFORGE_NO_UNIX_MS) or it lies before the epoch. */
+IDFORGE_API uint64_t idforge_snowflake_resume_stamp(const idforge_snowflake_rule* rule,
+                                                    int64_t mark_ms);
+/** One step of the Snowflake rule: the next ID after last, given the clock now_ms, the
+ *  persisted mark (every issued ID's tick ends at or before it; IDFORGE_NO_UNIX_MS: none),
+ *  reserve_ms (how far past the tick a new mark reaches, so marks are written once per window)
+ *  and max_wait_ms (a clock behind by more is BEHIND at once, whatever the tick length; by
+ *  less it is a WAIT of at most that). Pure: the same arguments give the same step. */
+IDFORGE_API void idforge_snowflake_step_next(const idforge_snowflake_rule* rule, uint64_t last,
+                                             int64_t mark_ms, int64_t now_ms, int64_t reserve_ms,
+                                             int64_t max_wait_ms, idforge_snowflake_step* out);
+
+/** Where a mark was written: a database system's identifier and the timeline it was on
+ *  (PostgreSQL: the control file's system identifier and the WAL timeline). 0 in both: not
+ *  recorded. A copy of a data directory that runs as a second server (a promoted standby, a
+ *  restored backup) carries its origin's mark under another timeline or system. */
+typedef struct idforge_mark_origin {
+  uint64_t system_id;
+  uint32_t timeline;
+} idforge_mark_origin;
+
+/** The text of a mark file for mark_ms issued under rule: the mark, then 'layout <spec>',
+ *  'node <n>' and, when origin is not NULL and its system_id not 0, 'system <id>' and
+ *  'timeline <n>', one per line. NUL-terminated; on IDFORGE_E_BUFFER_TOO_SMALL *needed says
+ *  how many bytes it takes. */
+IDFORGE_API idforge_status idforge_snowflake_mark_format(const idforge_snowflake_rule* rule,
+                                                         int64_t mark_ms,
+                                                         const idforge_mark_origin* origin,
+                                                         char* out, size_t size, size_t* needed);
+/** Reads a mark file's text (len bytes): the form above, the one without origin (*origin 0,
+ *  0), or the oldest, the mark alone (spec "", *node -1, origin 0, 0). spec gets the recorded
+ *  canonical spec (room for 256 bytes). Anything else is IDFORGE_E_PARSE_ERROR naming the
+ *  line and the rule. */
+IDFORGE_API idforge_status idforge_snowflake_mark_parse(const char* text, size_t len,
+                                                        int64_t* mark_ms, char spec[256],
+                                                        int64_t* node, idforge_mark_origin* origin);
+/** 1 when layouts a and b (presets or specs) put the same bits in the same places with the
+ *  same tick and epoch (their names aside), 0 when they differ; a layout that does not parse
+ *  is -1 with its message in idforge_last_error(). */
+IDFORGE_API int idforge_layout_same(const char* a, const char* b);
+
+/** A caller-renewed node-ID lease: the worker loop of a server that must not run this
+ *  library's threads acquires, renews (every ttl_ms / 3) and releases it. */
+typedef struct idforge_node_lease idforge_node_lease;
+
+/** What a lease's holder publishes to its issuers. */
+typedef struct idforge_node_lease_info {
+  uint64_t node;         /**< the leased node ID */
+  int64_t high_water_ms; /**< earlier holders' mark; IDFORGE_NO_UNIX_MS if none */
+  int64_t fence_ms;      /**< issue no ID whose tick ends at or after this; 0: stop */
+  int64_t ttl_ms;        /**< the store's TTL: renew every third of it */
+  int64_t retry_ms;      /**< pause after a failed renewal */
+  int64_t reserve_ms;    /**< how far ahead each renewal reserves the mark */
+  int lost;              /**< the store gave the node away: fenced for good */
+} idforge_node_lease_info;
+
+/** Checks, without contacting the store, that store (a lease URL, as idforge_snowflake_new
+ *  takes) can ever lease a node of layout (node >= 0: exactly that one): syntax, keys, a
+ *  static node against the layout, a fixed node against the store's range, and a static: or
+ *  ordinal: store with neither state= nor register= (it would lock nothing) refused. */
+IDFORGE_API idforge_status idforge_node_lease_check(const char* store, const char* layout,
+                                                    int64_t node);
+/** Acquires a node of layout from store (node >= 0: exactly that one) and reserves the first
+ *  window; *info says what to publish. No thread is started. */
+IDFORGE_API idforge_status idforge_node_lease_acquire(const char* store, const char* layout,
+                                                      int64_t node, idforge_node_lease** out,
+                                                      idforge_node_lease_info* info);
+/** One renewal; *info is updated either way. A failure leaves the fence where it was, or, when
+ *  the store says the lease is gone, sets info->lost and the fence to 0. */
+IDFORGE_API idforge_status idforge_node_lease_renew(idforge_node_lease* lease,
+                                                    idforge_node_lease_info* info);
+/** Stores last_unix_ms (start of the last tick issued under the lease; IDFORGE_NO_UNIX_MS:
+ *  none) as the node's mark, frees the node and the handle (also on failure: the TTL then
+ *  frees the node and the reserved mark stays). Every issuer has stopped first. NULL: OK. */
+IDFORGE_API idforge_status idforge_node_lease_release(idforge_node_lease* lease,
+                                                      int64_t last_unix_ms);
+
+/** A UUIDv7 of unix_ms with sub_ms_ns (0..999999) as its 12-bit sub-millisecond fraction and
+ *  62 random bits (RFC 9562 method 3; PostgreSQL 18's layout). A time outside the 48-bit field
+ *  is IDFORGE_E_INVALID_ARGUMENT. */
+IDFORGE_API idforge_status idforge_uuid7_at(int64_t unix_ms, int32_t sub_ms_ns, idforge_uuid* out);
+/** The TypeID of prefix (len bytes: 0..63 of a-z and '_', not at either end) and uuid,
+ *  NUL-terminated (room: IDFORGE_TYPEID_TEXT_SIZE). A bad prefix is IDFORGE_E_PARSE_ERROR
+ *  naming it and the rule. */
+IDFORGE_API idforge_status idforge_typeid_format(const char* prefix, size_t len,
+                                                 const idforge_uuid* uuid, char* out, size_t size);
+/** Room for the longest TypeID (63 + 1 + 26 characters) and its NUL. */
+#define IDFORGE_TYPEID_TEXT_SIZE 91
+
+/** The mask mode named by name (len bytes): "u63", "u128", "v7", and "auto" where
+ *  allow_auto is not 0. Anything else is IDFORGE_E_INVALID_ARGUMENT naming it and the
+ *  accepted names: the one spelling of every face. */
+IDFORGE_API idforge_status idforge_mask_mode_parse(const char* name, size_t len, int allow_auto,
+                                                   idforge_mask_mode* out);
+/** A mask mode's name ("auto", "u63", "u128", "v7"; "unknown" for another number). */
+IDFORGE_API const char* idforge_mask_mode_name(idforge_mask_mode mode);
+/** The alphabet named by name (len bytes): "base58" or "base62"; else
+ *  IDFORGE_E_INVALID_ARGUMENT naming it. */
+IDFORGE_API idforge_status idforge_public_alphabet_parse(const char* name, size_t len,
+                                                         idforge_public_alphabet* out);
+/** Where keyring came from, and its key IDs, primary first: "file 'k.txt': keys 2, 1". */
+IDFORGE_API idforge_status idforge_mask_keyring_describe(const idforge_mask_keyring* keyring,
+                                                         char* out, size_t size, size_t* needed);
+
 /* ---- fork ----------------------------------------------------------------------------- */
 
 /** Reseeds the calling thread's CSPRNG from the OS now. Not needed for correctness (a

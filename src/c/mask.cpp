@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_support.hpp"
+#include "idforge/detail/printable.hpp"
 #include "idforge/mask_keyring.hpp"
 #include "idforge/public_id.hpp"
 
@@ -297,6 +298,78 @@ idforge_status idforge_unmask_public(const idforge_mask_keyring* keyring, const 
       c::put(info.value.to_uuid(), &r.uuid);
     *out = r;
     return IDFORGE_OK;
+  });
+}
+
+}  // extern "C"
+
+// The names every face gives modes and alphabets: parsed here once, so Python, Node, SQLite and
+// PostgreSQL accept the same four words and refuse the rest with the same message.
+extern "C" {
+
+idforge_status idforge_mask_mode_parse(const char* name, size_t len, int allow_auto,
+                                       idforge_mask_mode* out) {
+  if (!name && len) return null_argument("idforge_mask_mode_parse", "name");
+  if (!out) return null_argument("idforge_mask_mode_parse", "out");
+  if (const idforge_status s = c::check_length("idforge_mask_mode_parse", len)) return s;
+  return guard([&] {
+    const std::string_view n(name ? name : "", len);
+    if (allow_auto && n == "auto")
+      *out = IDFORGE_MASK_AUTO;
+    else if (n == "u63")
+      *out = IDFORGE_MASK_U63;
+    else if (n == "u128")
+      *out = IDFORGE_MASK_U128;
+    else if (n == "v7")
+      *out = IDFORGE_MASK_V7;
+    else
+      return c::fail(IDFORGE_E_INVALID_ARGUMENT,
+                     "mode '" + detail::shortened(detail::printable(n), 64) + "' is not one of " +
+                         (allow_auto ? "'auto', " : "") + "'u63', 'u128', 'v7'");
+    return IDFORGE_OK;
+  });
+}
+
+const char* idforge_mask_mode_name(idforge_mask_mode mode) {
+  switch (mode) {
+    case IDFORGE_MASK_AUTO:
+      return "auto";
+    case IDFORGE_MASK_U63:
+      return "u63";
+    case IDFORGE_MASK_U128:
+      return "u128";
+    case IDFORGE_MASK_V7:
+      return "v7";
+  }
+  return "unknown";
+}
+
+idforge_status idforge_public_alphabet_parse(const char* name, size_t len,
+                                             idforge_public_alphabet* out) {
+  if (!name && len) return null_argument("idforge_public_alphabet_parse", "name");
+  if (!out) return null_argument("idforge_public_alphabet_parse", "out");
+  if (const idforge_status s = c::check_length("idforge_public_alphabet_parse", len)) return s;
+  return guard([&] {
+    const std::string_view n(name ? name : "", len);
+    if (n == "base58")
+      *out = IDFORGE_BASE58;
+    else if (n == "base62")
+      *out = IDFORGE_BASE62;
+    else
+      return c::fail(IDFORGE_E_INVALID_ARGUMENT, "alphabet '" +
+                                                     detail::shortened(detail::printable(n), 64) +
+                                                     "' is not one of 'base58', 'base62'");
+    return IDFORGE_OK;
+  });
+}
+
+idforge_status idforge_mask_keyring_describe(const idforge_mask_keyring* keyring, char* out,
+                                             size_t size, size_t* needed) {
+  if (!keyring) return null_argument("idforge_mask_keyring_describe", "keyring");
+  if (const idforge_status s = c::check_out("idforge_mask_keyring_describe", out, size)) return s;
+  return guard([&] {
+    return c::write_text(keyring->ring.source() + ": keys " + keyring->ring.ids_text(), out, size,
+                         needed);
   });
 }
 

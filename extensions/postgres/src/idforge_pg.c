@@ -1,14 +1,15 @@
-/* idforge for PostgreSQL: the C glue between the server and idforge's core.
+/* idforge for PostgreSQL: the C glue between the server and idforge's C ABI (idforge.h).
  *
  * idforge_snowflake() steps ONE generator per cluster: its state (last stamp and durable
  * mark) sits in shared memory behind an LWLock, so IDs are strictly increasing across all
  * backends and databases. Before it issues an ID whose tick ends after the mark on disk
  * ($PGDATA/idforge_snowflake.mark), it writes a new mark idforge.reserve_ms ahead
  * (written, fsynced, renamed), and after a restart it resumes after that mark, so a crash
- * never makes it repeat an ID, even with the clock behind. The Snowflake rules themselves
- * (core's advance()) and every encoder run in the C++ shim (idforge_pg_shim.h).
+ * never makes it repeat an ID, even with the clock behind. The Snowflake rule itself is the
+ * C ABI's idforge_snowflake_step_next (core's advance(), the same rule every face issues by),
+ * and every encoder is a C ABI call too; the glue holds no rule of its own.
  *
- * With idforge.lease_store set, the node ID is leased instead (idforge_pg_lease.h): a
+ * With idforge.lease_store set, the node ID is leased instead (idforge_node_lease_*): a
  * background worker acquires it, publishes it with the store's mark and a fence into the
  * shared struct, renews it and releases it at shutdown; backends issue only below the fence.
  *
@@ -45,9 +46,8 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "idforge_pg_lease.h"
+#include "idforge/idforge.h"
 #include "idforge_pg_mask.h"
-#include "idforge_pg_shim.h"
 
 PG_MODULE_MAGIC;
 
@@ -62,6 +62,25 @@ PG_MODULE_MAGIC;
  * hammered and the state stays readable in the backends' errors meanwhile. */
 #define LEASE_WORKER_RESTART_S 5
 #define LEASE_RETRY_MS 2000
+/* Room for a message on the stack and in shared memory (the worker's last error). */
+#define IDF_ERR_SIZE 512
+/* Room for a layout's canonical spec, as idforge_snowflake_rule.spec holds it. */
+#define SPEC_SIZE 256
+
+/* For a failed idforge call (status not IDFORGE_OK): its message, the calling thread's last
+ * (idforge_last_error), into err (IDF_ERR_SIZE bytes), shortened the way the library shortens
+ * any text, on a character boundary (a cut UTF-8 sequence would make PostgreSQL refuse the
+ * whole ERROR for a client in another encoding). Returns whether the call failed. */
+static bool take_error(idforge_status status, char* err) {
+  const char* message;
+
+  if (status == IDFORGE_OK) return false;
+  message = idforge_last_error();
+  if (idforge_quote(message, strlen(message), IDF_ERR_SIZE - 1, err, IDF_ERR_SIZE, NULL) !=
+      IDFORGE_OK)
+    snprintf(err, IDF_ERR_SIZE, "%s", idforge_status_name(status));
+  return true;
+}
 
 /* Settings. */
 static char* layout_setting = NULL;
@@ -74,7 +93,7 @@ static int reserve_ms_setting = 1000;
 static int max_clock_wait_ms_setting = 5000;
 
 /* The layout and node, checked in the postmaster when preloaded. */
-static idf_sf_params sf_params;
+static idforge_snowflake_rule sf_params;
 
 /* Where the lease worker stands (idforge.lease_store only). */
 typedef enum LeaseState {
@@ -86,22 +105,22 @@ typedef enum LeaseState {
 
 typedef struct IdforgeShared {
   LWLock* lock;
-  bool loaded;               /* mark read from disk since the cluster started */
-  uint64 stamp;              /* last issued: tick << sequence_bits | sequence */
-  int64 mark_ms;             /* on disk: every issued ID's tick ends by this */
-  bool resumed;              /* nothing issued since the mark was read from disk */
-  int64 mark_node;           /* the node the mark on disk records (-1: none recorded) */
-  idf_sf_origin mark_origin; /* where it was written (0, 0: not recorded) */
-  idf_sf_params params;
+  bool loaded;                     /* mark read from disk since the cluster started */
+  uint64 stamp;                    /* last issued: tick << sequence_bits | sequence */
+  int64 mark_ms;                   /* on disk: every issued ID's tick ends by this */
+  bool resumed;                    /* nothing issued since the mark was read from disk */
+  int64 mark_node;                 /* the node the mark on disk records (-1: none recorded) */
+  idforge_mark_origin mark_origin; /* where it was written (0, 0: not recorded) */
+  idforge_snowflake_rule params;
   /* The lease, written by the worker under lock (idforge.lease_store only). */
   LeaseState lease_state;
-  uint64 lease_gen;               /* bumped at each acquisition */
-  uint64 applied_gen;             /* the acquisition params.node and stamp follow */
-  uint64 lease_node;              /* the leased node ID */
-  int64 lease_mark_ms;            /* the store's mark of earlier holders (IDF_NO_UNIX_MS: none) */
-  int64 lease_wait_ms;            /* how long a first ID waits for the clock to pass that mark */
-  int64 fence_ms;                 /* issue no ID whose tick ends at or after this */
-  bool issued_on_lease;           /* an ID was issued since the last acquisition */
+  uint64 lease_gen;     /* bumped at each acquisition */
+  uint64 applied_gen;   /* the acquisition params.node and stamp follow */
+  uint64 lease_node;    /* the leased node ID */
+  int64 lease_mark_ms;  /* the store's mark of earlier holders (IDFORGE_NO_UNIX_MS: none) */
+  int64 lease_wait_ms;  /* how long a first ID waits for the clock to pass that mark */
+  int64 fence_ms;       /* issue no ID whose tick ends at or after this */
+  bool issued_on_lease; /* an ID was issued since the last acquisition */
   char lease_error[IDF_ERR_SIZE]; /* the last failure, for the backends' errors */
 } IdforgeShared;
 
@@ -131,7 +150,7 @@ static void idforge_shmem_request(void) {
   RequestNamedLWLockTranche("idforge", 1);
 }
 
-static void write_mark_file(int64 mark, const idf_sf_origin* origin, int elevel);
+static void write_mark_file(int64 mark, const idforge_mark_origin* origin, int elevel);
 
 /* In the postmaster as it exits (clean or immediate shutdown) or resets shared memory after
  * a backend crashed: every backend is gone, and every ID returned lies at or before the
@@ -142,7 +161,7 @@ static void idforge_shmem_exit(int code, Datum arg) {
   int64 exact;
 
   if (shared == NULL || !shared->loaded || shared->resumed || shared->stamp == 0 ||
-      shared->mark_ms == IDF_NO_UNIX_MS)
+      shared->mark_ms == IDFORGE_NO_UNIX_MS)
     return;
   exact = shared->params.epoch_ms +
           (int64)((shared->stamp >> shared->params.sequence_bits) + 1) * shared->params.tick_ms - 1;
@@ -159,7 +178,7 @@ static void idforge_shmem_startup(void) {
     shared->lock = &(GetNamedLWLockTranche("idforge"))->lock;
     shared->loaded = false;
     shared->stamp = 0;
-    shared->mark_ms = IDF_NO_UNIX_MS;
+    shared->mark_ms = IDFORGE_NO_UNIX_MS;
     shared->mark_node = -1;
     shared->mark_origin.system_id = 0;
     shared->mark_origin.timeline = 0;
@@ -168,7 +187,7 @@ static void idforge_shmem_startup(void) {
     shared->lease_gen = 0;
     shared->applied_gen = 0;
     shared->lease_node = 0;
-    shared->lease_mark_ms = IDF_NO_UNIX_MS;
+    shared->lease_mark_ms = IDFORGE_NO_UNIX_MS;
     shared->lease_wait_ms = 0;
     shared->fence_ms = 0;
     shared->issued_on_lease = false;
@@ -234,7 +253,8 @@ void _PG_init(void) {
 
   /* In the postmaster: a node outside the layout stops the server from starting. */
   if (parse_node(node_setting, &node) != 0 ||
-      idf_sf_prepare(layout_setting, node, unix_ms_now(), &sf_params, err) != 0) {
+      take_error(idforge_snowflake_rule_make(layout_setting, node, unix_ms_now(), &sf_params),
+                 err)) {
     if (parse_node(node_setting, &node) != 0)
       snprintf(err, sizeof(err), "node '%s' is not a whole number", node_setting);
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -256,7 +276,7 @@ void _PG_init(void) {
     fixed_node = node_given ? node : -1;
     /* A setting that can never lease stops the server, as a bad idforge.node does, instead
      * of leaving the worker to retry it forever. */
-    if (idf_lease_check(lease_store_setting, sf_params.spec, fixed_node, err) != 0)
+    if (take_error(idforge_node_lease_check(lease_store_setting, sf_params.spec, fixed_node), err))
       ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                       errmsg("idforge: idforge.lease_store = '%s'%s: %s", lease_store_setting,
                              fixed_node >= 0 ? " with idforge.node set" : "", err),
@@ -293,13 +313,13 @@ static const char* layout_hint =
 static void load_mark(void) {
   char buf[1024];
   char err[IDF_ERR_SIZE];
-  char spec[IDF_SPEC_SIZE];
+  char spec[SPEC_SIZE];
   FILE* f;
   size_t n;
-  int64 mark = IDF_NO_UNIX_MS;
+  int64 mark = IDFORGE_NO_UNIX_MS;
   int64 node = -1;
-  idf_sf_origin origin = {0, 0};
-  const idf_sf_params* p = &shared->params;
+  idforge_mark_origin origin = {0, 0};
+  const idforge_snowflake_rule* p = &shared->params;
 
   f = AllocateFile(MARK_FILE, "r");
   if (f == NULL) {
@@ -312,13 +332,13 @@ static void load_mark(void) {
   } else {
     n = fread(buf, 1, sizeof(buf) - 1, f);
     FreeFile(f);
-    if (idf_sf_parse_mark(buf, n, &mark, spec, &node, &origin, err) != 0)
+    if (take_error(idforge_snowflake_mark_parse(buf, n, &mark, spec, &node, &origin), err))
       ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                       errmsg("idforge: \"%s\" in the data directory: %s", MARK_FILE, err),
                       errhint("Put the last mark (or a time after every issued ID, in Unix ms) "
                               "into it; never remove it while IDs from this cluster exist.")));
     /* The one-line form of earlier versions records no layout: taken as the current one. */
-    if (spec[0] != '\0' && !idf_sf_same_layout(spec, p->spec))
+    if (spec[0] != '\0' && idforge_layout_same(spec, p->spec) != 1)
       ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                       errmsg("idforge_snowflake(): \"%s\" was written under layout '%s', but "
                              "idforge.layout is now '%s' ('%s'); nothing issued",
@@ -343,8 +363,8 @@ static void load_mark(void) {
   shared->mark_ms = mark;
   shared->mark_node = node;
   shared->mark_origin = origin;
-  shared->stamp = idf_sf_resume_stamp(p, mark);
-  shared->resumed = mark != IDF_NO_UNIX_MS;
+  shared->stamp = idforge_snowflake_resume_stamp(p, mark);
+  shared->resumed = mark != IDFORGE_NO_UNIX_MS;
   shared->loaded = true;
 }
 
@@ -357,16 +377,18 @@ static void mark_write_context(void* arg) {
 
 /* Writes mark durably: a temporary file, fsynced, renamed over the old one. At elevel
  * LOG (the postmaster's exit) a failure is logged and leaves the old file. */
-static void write_mark_file(int64 mark, const idf_sf_origin* origin, int elevel) {
-  char text[IDF_SPEC_SIZE + 128];
+static void write_mark_file(int64 mark, const idforge_mark_origin* origin, int elevel) {
+  char text[SPEC_SIZE + 128];
+  size_t needed = 0;
   int len;
   int fd;
 
-  len = idf_sf_format_mark(&shared->params, mark, origin, text, sizeof(text));
-  if (len < 0) {
-    elog(elevel, "idforge: the mark file's text does not fit %zu bytes", sizeof(text));
+  if (idforge_snowflake_mark_format(&shared->params, mark, origin, text, sizeof(text), &needed) !=
+      IDFORGE_OK) {
+    elog(elevel, "idforge: the mark file's text: %s", idforge_last_error());
     return;
   }
+  len = (int)(needed - 1);
   fd = OpenTransientFile(MARK_TMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
   if (fd < 0) {
     ereport(elevel, (errcode_for_file_access(),
@@ -397,7 +419,7 @@ static void write_mark_file(int64 mark, const idf_sf_origin* origin, int elevel)
  * which is the only state in which anything here issues or writes the mark; the replay
  * timeline of GetXLogReplayRecPtr() is a standby's, and GetWALInsertionTimeLineIfSet()
  * arrived only in PostgreSQL 16. */
-static void current_origin(idf_sf_origin* origin) {
+static void current_origin(idforge_mark_origin* origin) {
   origin->system_id = GetSystemIdentifier();
   origin->timeline = GetWALInsertionTimeLine();
 }
@@ -412,7 +434,7 @@ typedef enum MarkVerdict {
 /* The lock held. An inherited mark of another node is this server's own fix (a node of its
  * own after a promotion or a restore): it issues after that mark, which keeps its IDs above
  * the ones it carries. */
-static MarkVerdict mark_verdict(const idf_sf_origin* here) {
+static MarkVerdict mark_verdict(const idforge_mark_origin* here) {
   const bool inherited =
       shared->mark_origin.system_id != 0 && (shared->mark_origin.system_id != here->system_id ||
                                              shared->mark_origin.timeline != here->timeline);
@@ -432,7 +454,7 @@ static const char* inherited_hint =
 
 /* In a backend, the lock held, for a fixed node: refuses unless the mark is this server's. */
 static void fixed_gate(void) {
-  idf_sf_origin here, was;
+  idforge_mark_origin here, was;
   int64 mark_node;
   MarkVerdict verdict;
 
@@ -467,7 +489,7 @@ static void fixed_gate(void) {
  * system and timeline; any failure is an ERROR. The lock held, outside recovery. */
 static void persist_mark(int64 mark) {
   ErrorContextCallback context;
-  idf_sf_origin here;
+  idforge_mark_origin here;
 
   /* durable_rename() opens the old file for fsync: say whose file it is when that fails. */
   if (access(MARK_FILE, W_OK) != 0 && errno != ENOENT)
@@ -566,7 +588,8 @@ static void lease_gate(int64* fence_ms) {
     lease_refuse(state, node, fence, now);
   }
   if (shared->applied_gen != shared->lease_gen) {
-    const uint64 from_store = idf_sf_resume_stamp(&shared->params, shared->lease_mark_ms);
+    const uint64 from_store =
+        idforge_snowflake_resume_stamp(&shared->params, shared->lease_mark_ms);
 
     shared->params.node = node;
     /* The stamp never moves down: IDs keep increasing across a change of node ID too. */
@@ -579,13 +602,13 @@ static void lease_gate(int64* fence_ms) {
   *fence_ms = fence;
 }
 
-PG_FUNCTION_INFO_V1(idforge_snowflake);
-Datum idforge_snowflake(PG_FUNCTION_ARGS) {
-  idf_sf_step step;
+PG_FUNCTION_INFO_V1(pg_idforge_snowflake);
+Datum pg_idforge_snowflake(PG_FUNCTION_ARGS) {
+  idforge_snowflake_step step;
   int64 waited_ms = 0;
   int64 now_ms = 0;
   int64 wait_bound_ms = max_clock_wait_ms_setting;
-  int64 mark_ms = IDF_NO_UNIX_MS;
+  int64 mark_ms = IDFORGE_NO_UNIX_MS;
   int64 fence_ms = PG_INT64_MAX;
   const char* mark_source = MARK_FILE;
   bool resumed = false;
@@ -624,7 +647,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
     resumed = shared->resumed;
     mark_ms = shared->mark_ms;
     /* For the messages: the mark a first ID resumes after may be the store's. */
-    if (fence_ms != PG_INT64_MAX && shared->lease_mark_ms != IDF_NO_UNIX_MS &&
+    if (fence_ms != PG_INT64_MAX && shared->lease_mark_ms != IDFORGE_NO_UNIX_MS &&
         shared->lease_mark_ms > mark_ms) {
       mark_ms = shared->lease_mark_ms;
       mark_source = "the lease store's mark for this node ID";
@@ -634,9 +657,9 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
                                   STARTUP_WAIT_LIMIT_MS)
                             : max_clock_wait_ms_setting;
     now_ms = unix_ms_now();
-    idf_sf_next(&shared->params, shared->stamp, shared->mark_ms, now_ms, reserve_ms_setting,
-                wait_bound_ms, &step);
-    if (step.kind == IDF_SF_ISSUE) {
+    idforge_snowflake_step_next(&shared->params, shared->stamp, shared->mark_ms, now_ms,
+                                reserve_ms_setting, wait_bound_ms, &step);
+    if (step.kind == IDFORGE_STEP_ISSUE) {
       /* The lease's fence: the ID's whole tick must end before it (lease_keeper.hpp). */
       if (fence_ms != PG_INT64_MAX &&
           shared->params.epoch_ms + (int64)((step.stamp >> shared->params.sequence_bits) + 1) *
@@ -645,7 +668,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
         LWLockRelease(shared->lock);
         lease_refuse(LEASE_HELD, shared->lease_node, fence_ms, now_ms);
       }
-      if (step.new_mark_ms != IDF_NO_UNIX_MS) {
+      if (step.new_mark_ms != IDFORGE_NO_UNIX_MS) {
         persist_mark(step.new_mark_ms);
         shared->mark_ms = step.new_mark_ms;
       }
@@ -658,7 +681,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
     LWLockRelease(shared->lock);
 
     switch (step.kind) {
-      case IDF_SF_WAIT:
+      case IDFORGE_STEP_WAIT:
         /* Bounded: a clock behind waits at most the bound (above) in all. */
         if (waited_ms > wait_bound_ms + 1000 && resumed)
           ereport(ERROR,
@@ -681,7 +704,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
         }
         CHECK_FOR_INTERRUPTS();
         break;
-      case IDF_SF_BEHIND:
+      case IDFORGE_STEP_BEHIND:
         if (resumed)
           ereport(
               ERROR,
@@ -706,7 +729,7 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
              errhint(
                  "Fix the clock (NTP) or wait until it passes the mark; never lower the mark.")));
         break;
-      case IDF_SF_EXHAUSTED:
+      case IDFORGE_STEP_EXHAUSTED:
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
                         errmsg("idforge_snowflake(): the time field of layout '%s' has run "
                                "out (clock: Unix ms " INT64_FORMAT ")",
@@ -726,9 +749,9 @@ Datum idforge_snowflake(PG_FUNCTION_ARGS) {
  * server that wrote it still issues cannot be seen from here: that is the operator's word,
  * hence superusers only (the script revokes it from PUBLIC) and a line in the server log. The
  * mark's time is kept, never lowered; only its system and timeline change. */
-PG_FUNCTION_INFO_V1(idforge_accept_mark);
-Datum idforge_accept_mark(PG_FUNCTION_ARGS) {
-  idf_sf_origin here, was;
+PG_FUNCTION_INFO_V1(pg_idforge_accept_mark);
+Datum pg_idforge_accept_mark(PG_FUNCTION_ARGS) {
+  idforge_mark_origin here, was;
   MarkVerdict verdict;
   int64 mark_ms, mark_node;
   char* answer;
@@ -768,7 +791,7 @@ Datum idforge_accept_mark(PG_FUNCTION_ARGS) {
                     MARK_FILE, mark_node, node_setting),
              errhint("%s", layout_hint)));
   if (verdict == MARK_OURS) {
-    if (mark_ms == IDF_NO_UNIX_MS)
+    if (mark_ms == IDFORGE_NO_UNIX_MS)
       answer = psprintf("nothing to accept: there is no durable mark yet");
     else if (mark_node >= 0 && (uint64)mark_node != shared->params.node)
       answer = psprintf("nothing to accept: the durable mark of node " INT64_FORMAT
@@ -799,13 +822,13 @@ Datum idforge_accept_mark(PG_FUNCTION_ARGS) {
 
 /* The lease worker (idforge.lease_store set): holds the node ID's lease for the cluster.
  *
- * Renewal runs in this loop (idf_lease_renew every third of the TTL, sooner after a failure),
- * not in the keeper's own thread: a thread inside a PostgreSQL process must never call into
- * the server, and this way none exists. Each result goes to the shared struct under the
- * lock, so a backend sees the fence of the last successful renewal, and nothing once the
- * lease is lost. At SIGTERM the fence goes to "stop" first, then the last issued tick is read
- * and stored as the node's mark when the lease is released. */
-static void lease_publish(LeaseState state, const idf_lease_info* info, const char* error,
+ * Renewal runs in this loop (idforge_node_lease_renew every third of the TTL, sooner after a
+ * failure), not in the keeper's own thread: a thread inside a PostgreSQL process must never call
+ * into the server, and this way none exists. Each result goes to the shared struct under the lock,
+ * so a backend sees the fence of the last successful renewal, and nothing once the lease is lost.
+ * At SIGTERM the fence goes to "stop" first, then the last issued tick is read and stored as the
+ * node's mark when the lease is released. */
+static void lease_publish(LeaseState state, const idforge_node_lease_info* info, const char* error,
                           bool acquired) {
   LWLockAcquire(shared->lock, LW_EXCLUSIVE);
   shared->lease_state = state;
@@ -837,8 +860,8 @@ static void lease_wait(int64 ms) {
 
 void idforge_lease_worker_main(Datum arg) {
   char err[IDF_ERR_SIZE];
-  idf_lease* lease = NULL;
-  idf_lease_info info;
+  idforge_node_lease* lease = NULL;
+  idforge_node_lease_info info;
   int64 next_renew_ms = 0;
 
   pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
@@ -847,7 +870,10 @@ void idforge_lease_worker_main(Datum arg) {
 
   while (!ShutdownRequestPending) {
     if (lease == NULL) {
-      lease = idf_lease_acquire(lease_store_setting, shared->params.spec, fixed_node, &info, err);
+      if (take_error(idforge_node_lease_acquire(lease_store_setting, shared->params.spec,
+                                                fixed_node, &lease, &info),
+                     err))
+        lease = NULL;
       if (lease == NULL) {
         ereport(LOG, (errmsg("idforge lease worker: cannot lease a node ID from '%s': %s",
                              lease_store_setting, err)));
@@ -865,7 +891,7 @@ void idforge_lease_worker_main(Datum arg) {
       lease_publish(LEASE_HELD, &info, "", true);
       next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
     } else if (unix_ms_now() >= next_renew_ms) {
-      if (idf_lease_renew(lease, &info, err) == 0) {
+      if (!take_error(idforge_node_lease_renew(lease, &info), err)) {
         /* "" not NULL: a failure that has passed must not be named by a later refusal. */
         lease_publish(LEASE_HELD, &info, "", false);
         next_renew_ms = unix_ms_now() + Max(info.ttl_ms / 3, 1);
@@ -875,7 +901,7 @@ void idforge_lease_worker_main(Datum arg) {
                              info.node, lease_store_setting, err)));
         lease_publish(LEASE_LOST, &info, err, false);
         /* Lost: the store keeps nothing of ours to release; the keeper just goes. */
-        (void)idf_lease_release(lease, IDF_NO_UNIX_MS, err);
+        (void)idforge_node_lease_release(lease, IDFORGE_NO_UNIX_MS);
         lease = NULL;
         lease_wait(LEASE_RETRY_MS);
         continue;
@@ -891,7 +917,7 @@ void idforge_lease_worker_main(Datum arg) {
   }
 
   if (lease != NULL) {
-    int64 last_ms = IDF_NO_UNIX_MS;
+    int64 last_ms = IDFORGE_NO_UNIX_MS;
 
     /* Fence first, then read: a backend checks the fence under the same lock before it
      * takes a stamp, so the stamp read here covers every ID issued under the lease. */
@@ -902,7 +928,7 @@ void idforge_lease_worker_main(Datum arg) {
       last_ms = shared->params.epoch_ms +
                 (int64)(shared->stamp >> shared->params.sequence_bits) * shared->params.tick_ms;
     LWLockRelease(shared->lock);
-    if (idf_lease_release(lease, last_ms, err) != 0)
+    if (take_error(idforge_node_lease_release(lease, last_ms), err))
       ereport(LOG, (errmsg("idforge lease worker: releasing node " UINT64_FORMAT
                            " to '%s' failed: %s; the store frees it after its TTL",
                            info.node, lease_store_setting, err)));
@@ -945,14 +971,15 @@ static void json_text(StringInfo buf, const char* key, const char* value) {
 /* What the cluster's Snowflake generator stands on, for an operator: where the node ID comes
  * from and, with a lease store, the lease's state, node, fence, the store's mark and the
  * worker's last error; and whether an ID would be issued now, and if not why, so a monitor
- * need not wait for a refusal. The generator's step is a pure function (idf_sf_next): it
- * runs here on a snapshot taken under the lock, changing nothing. */
-PG_FUNCTION_INFO_V1(idforge_status);
-Datum idforge_status(PG_FUNCTION_ARGS) {
+ * need not wait for a refusal. The generator's step is a pure function
+ * (idforge_snowflake_step_next): it runs here on a snapshot taken under the lock, changing nothing.
+ */
+PG_FUNCTION_INFO_V1(pg_idforge_status);
+Datum pg_idforge_status(PG_FUNCTION_ARGS) {
   static const char* const state_names[] = {"acquiring", "held", "lost", "stopped"};
   StringInfoData buf;
-  idf_sf_params params;
-  idf_sf_step step;
+  idforge_snowflake_rule params;
+  idforge_snowflake_step step;
   LeaseState state;
   uint64 node, stamp;
   int64 fence_ms, store_mark_ms, mark_ms, now_ms, lease_wait_ms, wait_bound_ms, behind_ms = 0;
@@ -961,7 +988,7 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
   const char* state_word;
   char last_error[IDF_ERR_SIZE];
   char not_ready[IDF_ERR_SIZE + 128] = "";
-  idf_sf_origin here = {0, 0}, mark_origin;
+  idforge_mark_origin here = {0, 0}, mark_origin;
   int64 mark_node;
   MarkVerdict verdict = MARK_OURS;
 
@@ -1000,7 +1027,7 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
 
   /* The step the next idforge_snowflake() would take, as it would take it (lease_gate). */
   if (leased && ever_leased && pending_lease) {
-    const uint64 from_store = idf_sf_resume_stamp(&params, store_mark_ms);
+    const uint64 from_store = idforge_snowflake_resume_stamp(&params, store_mark_ms);
 
     params.node = node;
     if (from_store > stamp) {
@@ -1013,8 +1040,10 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
           ? Min(Max(Max(reserve_ms_setting, max_clock_wait_ms_setting), leased ? lease_wait_ms : 0),
                 STARTUP_WAIT_LIMIT_MS)
           : max_clock_wait_ms_setting;
-  idf_sf_next(&params, stamp, mark_ms, now_ms, reserve_ms_setting, wait_bound_ms, &step);
-  if (step.kind == IDF_SF_WAIT || step.kind == IDF_SF_BEHIND) behind_ms = step.behind_ms;
+  idforge_snowflake_step_next(&params, stamp, mark_ms, now_ms, reserve_ms_setting, wait_bound_ms,
+                              &step);
+  if (step.kind == IDFORGE_STEP_WAIT || step.kind == IDFORGE_STEP_BEHIND)
+    behind_ms = step.behind_ms;
 
   if (!leased)
     state_word = "fixed";
@@ -1044,18 +1073,18 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
   else if (leased && strcmp(state_word, "held") != 0)
     snprintf(not_ready, sizeof(not_ready), "the lease is %s%s%s", state_word,
              last_error[0] != '\0' ? ": " : "", last_error);
-  else if (step.kind == IDF_SF_BEHIND)
+  else if (step.kind == IDFORGE_STEP_BEHIND)
     snprintf(not_ready, sizeof(not_ready),
              "the clock is %lld ms behind the last issued ID or the mark it resumes after, "
              "more than the %lld ms an ID waits for it",
              (long long)step.behind_ms, (long long)wait_bound_ms);
-  else if (step.kind == IDF_SF_EXHAUSTED)
+  else if (step.kind == IDFORGE_STEP_EXHAUSTED)
     snprintf(not_ready, sizeof(not_ready), "the time field of layout '%s' has run out",
              layout_setting);
-  else if (step.kind == IDF_SF_BEFORE_EPOCH)
+  else if (step.kind == IDFORGE_STEP_BEFORE_EPOCH)
     snprintf(not_ready, sizeof(not_ready), "the clock reads before the epoch of layout '%s'",
              layout_setting);
-  else if (leased && step.kind == IDF_SF_ISSUE &&
+  else if (leased && step.kind == IDFORGE_STEP_ISSUE &&
            params.epoch_ms + (int64)((step.stamp >> params.sequence_bits) + 1) * params.tick_ms >
                fence_ms)
     snprintf(not_ready, sizeof(not_ready), "the next ID's tick would end past the lease's fence");
@@ -1076,12 +1105,12 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
     /* No node ID before the first acquisition; a lost or stopped one is still named. */
     json_int(&buf, "node", ever_leased ? (int64)node : -1, -1);
     json_text(&buf, "lease_store", lease_store_setting);
-    json_int(&buf, "fence_unix_ms", state == LEASE_HELD ? fence_ms : IDF_NO_UNIX_MS,
-             IDF_NO_UNIX_MS);
-    json_int(&buf, "store_mark_unix_ms", store_mark_ms, IDF_NO_UNIX_MS);
+    json_int(&buf, "fence_unix_ms", state == LEASE_HELD ? fence_ms : IDFORGE_NO_UNIX_MS,
+             IDFORGE_NO_UNIX_MS);
+    json_int(&buf, "store_mark_unix_ms", store_mark_ms, IDFORGE_NO_UNIX_MS);
     json_text(&buf, "last_error", last_error);
   }
-  json_int(&buf, "mark_unix_ms", mark_ms, IDF_NO_UNIX_MS);
+  json_int(&buf, "mark_unix_ms", mark_ms, IDFORGE_NO_UNIX_MS);
   /* Where the mark was written and where this server runs (null: not recorded, or a
    * standby); system identifiers as strings, since they exceed 2^53. */
   json_int(&buf, "mark_node", mark_node, -1);
@@ -1094,16 +1123,18 @@ Datum idforge_status(PG_FUNCTION_ARGS) {
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
 }
 
-PG_FUNCTION_INFO_V1(idforge_snowflake_time);
-Datum idforge_snowflake_time(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_snowflake_time);
+Datum pg_idforge_snowflake_time(PG_FUNCTION_ARGS) {
   int64 id = PG_GETARG_INT64(0);
   int64 unix_ms;
+  idforge_snowflake_parts parts;
   char err[IDF_ERR_SIZE];
 
-  if (idf_sf_unix_ms(layout_setting, id, &unix_ms, err) != 0)
+  if (take_error(idforge_snowflake_decompose(layout_setting, (uint64)id, &parts), err))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("idforge_snowflake_time(" INT64_FORMAT ") under layout '%s': %s", id,
                            layout_setting, err)));
+  unix_ms = parts.unix_ms;
   {
     const int64 offset_us =
         (int64)(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC;
@@ -1140,20 +1171,20 @@ static Datum uuidv7_of(int64 unix_ms, int64 sub_ms_ns) {
   pg_uuid_t* uuid = palloc(UUID_LEN);
   char err[IDF_ERR_SIZE];
 
-  if (idf_uuidv7(unix_ms, sub_ms_ns, uuid->data, err) != 0)
+  if (take_error(idforge_uuid7_at(unix_ms, (int32)sub_ms_ns, (idforge_uuid*)uuid->data), err))
     ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("uuidv7(): %s", err)));
   PG_RETURN_UUID_P(uuid);
 }
 
-PG_FUNCTION_INFO_V1(idforge_uuidv7);
-Datum idforge_uuidv7(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_uuidv7);
+Datum pg_idforge_uuidv7(PG_FUNCTION_ARGS) {
   int64 ns = real_time_ns_ascending();
 
   return uuidv7_of(ns / 1000000, ns % 1000000);
 }
 
-PG_FUNCTION_INFO_V1(idforge_uuidv7_interval);
-Datum idforge_uuidv7_interval(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_uuidv7_interval);
+Datum pg_idforge_uuidv7_interval(PG_FUNCTION_ARGS) {
   Interval* shift = PG_GETARG_INTERVAL_P(0);
   int64 ns = real_time_ns_ascending();
   TimestampTz ts;
@@ -1195,8 +1226,8 @@ Datum idforge_uuidv7_interval(PG_FUNCTION_ARGS) {
 }
 
 /* PostgreSQL 17's uuid_extract_timestamp(): v1 and v7 of the RFC 9562 variant, else NULL. */
-PG_FUNCTION_INFO_V1(idforge_uuid_extract_timestamp);
-Datum idforge_uuid_extract_timestamp(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_uuid_extract_timestamp);
+Datum pg_idforge_uuid_extract_timestamp(PG_FUNCTION_ARGS) {
   pg_uuid_t* uuid = PG_GETARG_UUID_P(0);
   const unsigned char* d = uuid->data;
   int version;
@@ -1225,59 +1256,71 @@ Datum idforge_uuid_extract_timestamp(PG_FUNCTION_ARGS) {
 }
 
 /* PostgreSQL 17's uuid_extract_version(): the version of an RFC 9562 variant UUID. */
-PG_FUNCTION_INFO_V1(idforge_uuid_extract_version);
-Datum idforge_uuid_extract_version(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_uuid_extract_version);
+Datum pg_idforge_uuid_extract_version(PG_FUNCTION_ARGS) {
   pg_uuid_t* uuid = PG_GETARG_UUID_P(0);
 
   if ((uuid->data[8] & 0xc0) != 0x80) PG_RETURN_NULL();
   PG_RETURN_INT16((int16)(uuid->data[6] >> 4));
 }
 
-PG_FUNCTION_INFO_V1(idforge_uuid4);
-Datum idforge_uuid4(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_uuid4);
+Datum pg_idforge_uuid4(PG_FUNCTION_ARGS) {
   pg_uuid_t* uuid = palloc(UUID_LEN);
 
-  idf_uuid4(uuid->data);
+  (void)idforge_make_uuid4((idforge_uuid*)uuid->data); /* fails only for NULL */
   PG_RETURN_UUID_P(uuid);
 }
 
-PG_FUNCTION_INFO_V1(idforge_ulid);
-Datum idforge_ulid(PG_FUNCTION_ARGS) {
-  char out[27];
+PG_FUNCTION_INFO_V1(pg_idforge_ulid);
+Datum pg_idforge_ulid(PG_FUNCTION_ARGS) {
+  char out[IDFORGE_ULID_TEXT_SIZE];
   char err[IDF_ERR_SIZE];
+  idforge_ulid ulid;
 
-  if (idf_ulid(out, err) != 0)
+  /* The library's process-wide generator: made on first use, in the backend (after the
+   * postmaster's fork), and moved on by itself in a forked child. */
+  if (take_error(idforge_make_ulid(&ulid), err) ||
+      take_error(idforge_ulid_format(&ulid, out, sizeof(out)), err))
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("idforge_ulid(): %s", err)));
   PG_RETURN_TEXT_P(cstring_to_text(out));
 }
 
-PG_FUNCTION_INFO_V1(idforge_typeid);
-Datum idforge_typeid(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_typeid);
+Datum pg_idforge_typeid(PG_FUNCTION_ARGS) {
   text* prefix = PG_GETARG_TEXT_PP(0);
-  char out[128];
+  char out[IDFORGE_TYPEID_TEXT_SIZE];
   char err[IDF_ERR_SIZE];
+  idforge_uuid uuid;
 
-  if (idf_typeid(VARDATA_ANY(prefix), VARSIZE_ANY_EXHDR(prefix), out, err) != 0)
+  if (take_error(idforge_make_uuid7(&uuid), err) ||
+      take_error(idforge_typeid_format(VARDATA_ANY(prefix), VARSIZE_ANY_EXHDR(prefix), &uuid, out,
+                                       sizeof(out)),
+                 err))
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("idforge_typeid(): %s", err)));
   PG_RETURN_TEXT_P(cstring_to_text(out));
 }
 
-PG_FUNCTION_INFO_V1(idforge_inspect);
-Datum idforge_inspect(PG_FUNCTION_ARGS) {
+PG_FUNCTION_INFO_V1(pg_idforge_inspect);
+Datum pg_idforge_inspect(PG_FUNCTION_ARGS) {
   text* id = PG_GETARG_TEXT_PP(0);
   char err[IDF_ERR_SIZE];
   char* json;
-  Datum result;
+  size_t needed = 0;
+  idforge_status status;
 
-  json = idf_inspect_json(VARDATA_ANY(id), VARSIZE_ANY_EXHDR(id), layout_setting, err);
-  if (json == NULL)
+  /* Asked for its size first: the JSON is palloc'd, so an ERROR while reading it leaks
+   * nothing. */
+  status = idforge_inspect_json(VARDATA_ANY(id), VARSIZE_ANY_EXHDR(id), layout_setting, NULL, 0,
+                                &needed);
+  if (status == IDFORGE_E_BUFFER_TOO_SMALL) {
+    json = palloc(needed);
+    status = idforge_inspect_json(VARDATA_ANY(id), VARSIZE_ANY_EXHDR(id), layout_setting, json,
+                                  needed, NULL);
+  }
+  if (take_error(status, err))
     ereport(ERROR,
             (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), errmsg("idforge_inspect(): %s", err)));
-  PG_TRY();
-  { result = DirectFunctionCall1(jsonb_in, CStringGetDatum(json)); }
-  PG_FINALLY();
-  { free(json); }
-  PG_END_TRY();
-  PG_RETURN_DATUM(result);
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

@@ -27,6 +27,10 @@ pgi_need_installed() {
   if [ -n "${IDFORGE_PG_MODULE:-}" ] && ! cmp -s "$IDFORGE_PG_MODULE" "$so"; then
     echo "FAIL: the installed $so is not the one built ($IDFORGE_PG_MODULE): run $fix" >&2; exit 1
   fi
+  # The C ABI it sits on, installed beside it.
+  if [ -n "${IDFORGE_C_LIBRARY:-}" ] && ! cmp -s "$IDFORGE_C_LIBRARY" "$(dirname "$so")/libidforge.so.1"; then
+    echo "FAIL: the installed $(dirname "$so")/libidforge.so.1 is not the one built ($IDFORGE_C_LIBRARY): run $fix" >&2; exit 1
+  fi
   if [ "$(id -u)" != 0 ] && [ "$(id -un)" != postgres ]; then
     echo "SKIP: these tests run PostgreSQL as the postgres user: run them as root" >&2; exit 77
   fi
