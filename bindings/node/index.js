@@ -86,8 +86,6 @@ class Snowflake {
 // ---- masking -----------------------------------------------------------------------------
 
 const { mkFromFile, mkFromEnvironment, mkFromText, mkKeyIds, mkMask, mkUnmask, mkReadPublic, checkOptions } = native;
-const MODES = { auto: -1, u63: 0, u128: 1, v7: 2 };
-const ALPHABETS = { base58: 0, base62: 1 };
 const FORMS = { public: false, raw: true };
 // idforge.h's idforge_options: which names an options object may hold (the addon asks the
 // library for each own key, so every face refuses a misspelt option in the same words).
@@ -118,15 +116,24 @@ function choice(options, name, table, rule) {
   return table[v];
 }
 
+// A mode (kind 0) or alphabet (kind 1) option, its name read by the library, which knows the
+// names every face takes; another type is a TypeError.
+function named(options, name, kind) {
+  const v = options[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw optionTypeError(`${name} must be a string, not ${typeof v}`);
+  return native.maskName(kind, v);
+}
+
 // {mode, form, alphabet, keyId} into the addon's numbers. A misspelt option ({key_id: 1}) is
 // refused, not ignored: a raw unmask would otherwise read the value with the primary key and
 // return a wrong ID without an error.
 function maskOptions(options, kind, call) {
   if (options === undefined) return [-1, false, 0, -1];
   checkOptions(options, kind, call);
-  const mode = choice(options, 'mode', MODES, "'auto', 'u63', 'u128' or 'v7'") ?? -1;
+  const mode = named(options, 'mode', 0) ?? -1;
   const raw = (kind === OPTIONS_MASK ? choice(options, 'form', FORMS, "'public' or 'raw'") : undefined) ?? false;
-  const alphabet = choice(options, 'alphabet', ALPHABETS, "'base58' or 'base62'") ?? 0;
+  const alphabet = named(options, 'alphabet', 1) ?? 0;
   let keyId = options.keyId;
   if (keyId === undefined || keyId === null) {
     keyId = -1;

@@ -61,8 +61,7 @@ idforge_status idforge_node_lease_check(const char* store, const char* layout, i
 }
 
 idforge_status idforge_node_lease_acquire(const char* store, const char* layout, int64_t node,
-                                          idforge_node_lease** out,
-                                          idforge_node_lease_info* info) {
+                                          idforge_node_lease** out, idforge_node_lease_info* info) {
   if (!store) return null_argument("idforge_node_lease_acquire", "store");
   if (!out) return null_argument("idforge_node_lease_acquire", "out");
   if (!info) return null_argument("idforge_node_lease_acquire", "info");

@@ -60,17 +60,17 @@ idforge_status idforge_snowflake_rule_make(const char* layout, int64_t node, int
   if (!out) return null_argument("idforge_snowflake_rule_make", "out");
   return guard([&] {
     const Layout l = layout ? parse_layout(layout, now_ms) : c::layout_or_default(nullptr);
-    if (node < 0)
-      throw Error(errc::node_out_of_range, "node " + std::to_string(node) +
-                                               " is negative: a node ID is 0.." +
-                                               std::to_string(l.node_count() - 1));
+    if (node < 0)  // in the words of Layout::check_node, which takes it unsigned
+      throw Error(errc::node_out_of_range,
+                  "node ID " + std::to_string(node) + " out of range: layout '" + l.name() +
+                      "' has " + std::to_string(l.node_bits()) + " node bits, so 0.." +
+                      std::to_string(l.node_count() - 1));
     l.check_node(static_cast<std::uint64_t>(node));
     const std::string spec = l.to_spec();
     if (spec.size() >= c::kSpecRoom)
-      throw Error(errc::invalid_layout, "layout '" + spec + "' has a canonical spec of " +
-                                            std::to_string(spec.size()) +
-                                            " characters: a rule holds at most " +
-                                            std::to_string(c::kSpecRoom - 1));
+      throw Error(errc::invalid_layout,
+                  "layout '" + spec + "' has a canonical spec of " + std::to_string(spec.size()) +
+                      " characters: a rule holds at most " + std::to_string(c::kSpecRoom - 1));
     idforge_snowflake_rule r{};
     r.sequence_bits = l.sequence_bits();
     r.time_shift = l.time_shift();
@@ -103,10 +103,10 @@ void idforge_snowflake_step_next(const idforge_snowflake_rule* r, uint64_t last,
   // Rounded up to whole ticks, as the generator does, and then decided in ms below: a step
   // back of 1.998 s on a 1 s tick is one tick, but waiting it out would take 999 ms.
   const c::Gen::Limits lim{r->sequence_bits, r->max_tick, 0,
-                        (wait_bound + r->tick_ms - 1) / r->tick_ms};
+                           (wait_bound + r->tick_ms - 1) / r->tick_ms};
   const auto step = c::Gen::advance(last, now_tick, lim);
-  *out = idforge_snowflake_step{IDFORGE_STEP_ISSUE, 0, 0, IDFORGE_NO_UNIX_MS, 0,
-                                step.behind * r->tick_ms};
+  *out = idforge_snowflake_step{IDFORGE_STEP_ISSUE, 0, 0,
+                                IDFORGE_NO_UNIX_MS, 0, step.behind * r->tick_ms};
   using Kind = c::Gen::Step::Kind;
   switch (step.kind) {
     case Kind::issue: {
@@ -200,10 +200,11 @@ idforge_status idforge_snowflake_mark_parse(const char* text, size_t len, int64_
       if (!s.empty()) {
         const std::string_view sl = line(), tl = line();
         if (!c::keyed_number(sl, "system ", o.system_id) ||
-            !c::keyed_number(tl, "timeline ", o.timeline) || o.system_id == 0 ||
-            o.timeline == 0 || !s.empty())
+            !c::keyed_number(tl, "timeline ", o.timeline) || o.system_id == 0 || o.timeline == 0 ||
+            !s.empty())
           return bad("mark file after node " + std::to_string(nv) + " holds '" + c::shown(sl) +
-                     "' / '" + c::shown(tl) + "', not a system identifier and a timeline (both "
+                     "' / '" + c::shown(tl) +
+                     "', not a system identifier and a timeline (both "
                      "above 0)");
       }
     }

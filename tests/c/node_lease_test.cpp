@@ -37,9 +37,11 @@ class CNodeLease : public ::testing::Test {
 TEST_F(CNodeLease, TwoHoldersGetDifferentNodesAndAFenceAhead) {
   idforge_node_lease_info a{}, b{};
   idforge_node_lease* la = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &la, &a), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &la, &a), IDFORGE_OK)
+      << idforge_last_error();
   idforge_node_lease* lb = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &lb, &b), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &lb, &b), IDFORGE_OK)
+      << idforge_last_error();
   EXPECT_NE(a.node, b.node);
   EXPECT_EQ(a.ttl_ms, 3000);
   EXPECT_GT(a.fence_ms, now_ms());
@@ -55,13 +57,15 @@ TEST_F(CNodeLease, TwoHoldersGetDifferentNodesAndAFenceAhead) {
 TEST_F(CNodeLease, ReleaseStoresTheLastTickAndTheNextHolderResumesAfterIt) {
   idforge_node_lease_info a{}, b{};
   idforge_node_lease* la = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 7, &la, &a), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 7, &la, &a), IDFORGE_OK)
+      << idforge_last_error();
   EXPECT_EQ(a.node, 7u);
   EXPECT_EQ(a.high_water_ms, IDFORGE_NO_UNIX_MS);
   const std::int64_t last = now_ms();
   ASSERT_EQ(idforge_node_lease_release(la, last), IDFORGE_OK) << idforge_last_error();
   idforge_node_lease* lb = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 7, &lb, &b), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 7, &lb, &b), IDFORGE_OK)
+      << idforge_last_error();
   // The exact last tick, not the reservation a whole TTL ahead.
   EXPECT_GE(b.high_water_ms, last);
   EXPECT_LT(b.high_water_ms, last + 1000);
@@ -71,18 +75,21 @@ TEST_F(CNodeLease, ReleaseStoresTheLastTickAndTheNextHolderResumesAfterIt) {
 TEST_F(CNodeLease, AFixedNodeHeldElsewhereIsRefusedNamingIt) {
   idforge_node_lease_info a{}, b{};
   idforge_node_lease* la = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 3, &la, &a), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 3, &la, &a), IDFORGE_OK)
+      << idforge_last_error();
   idforge_node_lease* lb = nullptr;
   EXPECT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 3, &lb, &b), IDFORGE_E_LEASE_ERROR);
   EXPECT_EQ(lb, nullptr);
-  EXPECT_NE(std::string(idforge_last_error()).find("node 3"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("node 3"), std::string::npos)
+      << idforge_last_error();
   EXPECT_EQ(idforge_node_lease_release(la, IDFORGE_NO_UNIX_MS), IDFORGE_OK) << idforge_last_error();
 }
 
 TEST_F(CNodeLease, ALockFileDeletedByHandIsLostAndFenced) {
   idforge_node_lease_info a{};
   idforge_node_lease* la = nullptr;
-  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &la, &a), IDFORGE_OK) << idforge_last_error();
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", -1, &la, &a), IDFORGE_OK)
+      << idforge_last_error();
   for (const auto& e : std::filesystem::directory_iterator(dir_))
     if (e.path().filename().string().find(".lock") != std::string::npos)
       std::filesystem::remove(e.path());
@@ -95,36 +102,51 @@ TEST_F(CNodeLease, ALockFileDeletedByHandIsLostAndFenced) {
 
 TEST(CNodeLeaseCheck, BadUrlsAreNamed) {
   EXPECT_NE(idforge_node_lease_check("nosuch://x", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("nosuch"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("nosuch"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_node_lease_check("file:/tmp/x?ttl=abc", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("abc"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("abc"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_node_lease_check("file:/tmp/x?ttl=1&ttl=99999", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("given twice"), std::string::npos) << idforge_last_error();
-  EXPECT_EQ(idforge_node_lease_check("file:/tmp/x", "twitter", -1), IDFORGE_OK) << idforge_last_error();
-  EXPECT_EQ(idforge_node_lease_check("redis://127.0.0.1:1", "twitter", 5), IDFORGE_OK) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("given twice"), std::string::npos)
+      << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_check("file:/tmp/x", "twitter", -1), IDFORGE_OK)
+      << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_check("redis://127.0.0.1:1", "twitter", 5), IDFORGE_OK)
+      << idforge_last_error();
 }
 
 // Settings that can never lease are refused before the server starts, not retried forever.
 TEST(CNodeLeaseCheck, SettingsThatCanNeverLeaseAreRefused) {
   EXPECT_NE(idforge_node_lease_check("static:1024?state=/tmp/x", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("1024"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("1024"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_node_lease_check("file:/tmp/x?dc=32", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("32"), std::string::npos) << idforge_last_error();
-  EXPECT_NE(idforge_node_lease_check("file:/tmp/x?dc=1", "twitter", 5), IDFORGE_OK);  // dc 1: nodes 32..63
+  EXPECT_NE(std::string(idforge_last_error()).find("32"), std::string::npos)
+      << idforge_last_error();
+  EXPECT_NE(idforge_node_lease_check("file:/tmp/x?dc=1", "twitter", 5),
+            IDFORGE_OK);  // dc 1: nodes 32..63
   EXPECT_NE(std::string(idforge_last_error()).find("5"), std::string::npos) << idforge_last_error();
-  EXPECT_EQ(idforge_node_lease_check("file:/tmp/x?dc=1", "twitter", 33), IDFORGE_OK) << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_check("file:/tmp/x?dc=1", "twitter", 33), IDFORGE_OK)
+      << idforge_last_error();
 }
 
 // A static: or ordinal: store locks nothing without state= or register=: two clusters given
 // static:5 issued the same IDs. The extension refuses it naming both ways out.
 TEST(CNodeLeaseCheck, AStaticStoreThatLocksNothingIsRefused) {
   EXPECT_NE(idforge_node_lease_check("static:5", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("locks nothing"), std::string::npos) << idforge_last_error();
-  EXPECT_NE(std::string(idforge_last_error()).find("register=URL"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("locks nothing"), std::string::npos)
+      << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("register=URL"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_node_lease_check("ordinal:db-3", "twitter", -1), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("locks nothing"), std::string::npos) << idforge_last_error();
-  EXPECT_EQ(idforge_node_lease_check("static:5?state=/tmp/x", "twitter", -1), IDFORGE_OK) << idforge_last_error();
-  EXPECT_EQ(idforge_node_lease_check("static:5?register=redis://127.0.0.1:1", "twitter", 5), IDFORGE_OK) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("locks nothing"), std::string::npos)
+      << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_check("static:5?state=/tmp/x", "twitter", -1), IDFORGE_OK)
+      << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_check("static:5?register=redis://127.0.0.1:1", "twitter", 5),
+            IDFORGE_OK)
+      << idforge_last_error();
 }
 
 }  // namespace

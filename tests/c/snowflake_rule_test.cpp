@@ -7,12 +7,11 @@
 #include <cstring>
 #include <string>
 
-
+#include "idforge/idforge.h"
 #include "idforge/snowflake.hpp"
 #include "idforge/snowflake_layout.hpp"
 #include "idforge/typeid.hpp"
 #include "idforge/uuid.hpp"
-#include "idforge/idforge.h"
 
 namespace {
 
@@ -35,11 +34,14 @@ int format_mark(const idforge_snowflake_rule& p, std::int64_t mark, const idforg
 TEST(CSnowflakeRule, PrepareRejectsBadLayoutAndNodeNamingThem) {
   idforge_snowflake_rule p{};
   EXPECT_NE(idforge_snowflake_rule_make("twiter", 0, kNow, &p), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("twiter"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("twiter"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_snowflake_rule_make("twitter", 1024, kNow, &p), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("1024"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("1024"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_snowflake_rule_make("twitter", -1, kNow, &p), IDFORGE_OK);
-  EXPECT_NE(std::string(idforge_last_error()).find("-1"), std::string::npos) << idforge_last_error();
+  EXPECT_NE(std::string(idforge_last_error()).find("-1"), std::string::npos)
+      << idforge_last_error();
   EXPECT_NE(idforge_snowflake_rule_make("time=41,dc=5,worker=5,seq=13", 0, kNow, &p), IDFORGE_OK);
 }
 
@@ -165,14 +167,17 @@ TEST(CMarkFile, ParsesTheOldOneLineForm) {
   std::int64_t v = 0, node = 0;
   idforge_mark_origin origin{5, 5};
   char spec[256] = "x";
-  EXPECT_EQ(idforge_snowflake_mark_parse("1764547200000\n", 14, &v, spec, &node, &origin), IDFORGE_OK);
+  EXPECT_EQ(idforge_snowflake_mark_parse("1764547200000\n", 14, &v, spec, &node, &origin),
+            IDFORGE_OK);
   EXPECT_EQ(v, 1764547200000);
   EXPECT_EQ(spec[0], '\0');  // no layout recorded
   EXPECT_EQ(node, -1);
   EXPECT_EQ(origin.system_id, 0U);  // nor where
   EXPECT_EQ(origin.timeline, 0U);
   for (const char* bad : {"", "\n", "12x\n", "-5\n", "1 2\n"}) {
-    EXPECT_NE(idforge_snowflake_mark_parse(bad, std::strlen(bad), &v, spec, &node, &origin), IDFORGE_OK) << bad;
+    EXPECT_NE(idforge_snowflake_mark_parse(bad, std::strlen(bad), &v, spec, &node, &origin),
+              IDFORGE_OK)
+        << bad;
     EXPECT_NE(std::string(idforge_last_error()).find("not a Unix time"), std::string::npos);
   }
 }
@@ -189,7 +194,9 @@ TEST(CMarkFile, RecordsLayoutAndNodeAndReadsThemBack) {
   std::int64_t v = 0, node = -1;
   idforge_mark_origin origin{5, 5};
   char spec[256] = "";
-  ASSERT_EQ(idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin), IDFORGE_OK)
+  ASSERT_EQ(
+      idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin),
+      IDFORGE_OK)
       << idforge_last_error();
   EXPECT_EQ(origin.system_id, 0U);  // no origin given: none written, read as unknown
   EXPECT_EQ(origin.timeline, 0U);
@@ -204,7 +211,9 @@ TEST(CMarkFile, RecordsLayoutAndNodeAndReadsThemBack) {
   EXPECT_EQ(idforge_layout_same("twitter", "twitter"), 1);
   for (const char* bad : {"5\nlayout \nnode 1\n", "5\nlayout twitter\nnode x\n",
                           "5\nlayout twitter\n", "5\nlayout twitter\nnode 1\nextra\n"}) {
-    EXPECT_NE(idforge_snowflake_mark_parse(bad, std::strlen(bad), &v, spec, &node, &origin), IDFORGE_OK) << bad;
+    EXPECT_NE(idforge_snowflake_mark_parse(bad, std::strlen(bad), &v, spec, &node, &origin),
+              IDFORGE_OK)
+        << bad;
   }
 }
 
@@ -223,7 +232,9 @@ TEST(CMarkFile, RecordsSystemAndTimelineAndReadsThemBack) {
   std::int64_t v = 0, node = -1;
   idforge_mark_origin origin{0, 0};
   char spec[256] = "";
-  ASSERT_EQ(idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin), IDFORGE_OK)
+  ASSERT_EQ(
+      idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin),
+      IDFORGE_OK)
       << idforge_last_error();
   EXPECT_EQ(v, 1764547200999);
   EXPECT_EQ(node, 7);
@@ -237,8 +248,11 @@ TEST(CMarkFile, RecordsSystemAndTimelineAndReadsThemBack) {
         "system 1\ntimeline 1\nextra\n", "system 1\ntimeline 4294967296\n",
         "system 18446744073709551616\ntimeline 1\n"}) {
     const std::string bad = head + tail;
-    EXPECT_NE(idforge_snowflake_mark_parse(bad.data(), bad.size(), &v, spec, &node, &origin), IDFORGE_OK) << bad;
-    EXPECT_NE(std::string(idforge_last_error()).find("not a system identifier and a timeline"), std::string::npos)
+    EXPECT_NE(idforge_snowflake_mark_parse(bad.data(), bad.size(), &v, spec, &node, &origin),
+              IDFORGE_OK)
+        << bad;
+    EXPECT_NE(std::string(idforge_last_error()).find("not a system identifier and a timeline"),
+              std::string::npos)
         << idforge_last_error();
   }
 }
@@ -278,9 +292,9 @@ TEST(CTypeIdFormat, IncreasesWithItsUuidAndChecksThePrefix) {
       << idforge_last_error();
   const std::string long_prefix(63, 'a');
   char small[40];
-  EXPECT_EQ(idforge_typeid_format(long_prefix.data(), long_prefix.size(), &u1, small,
-                                  sizeof(small)),
-            IDFORGE_E_BUFFER_TOO_SMALL);
+  EXPECT_EQ(
+      idforge_typeid_format(long_prefix.data(), long_prefix.size(), &u1, small, sizeof(small)),
+      IDFORGE_E_BUFFER_TOO_SMALL);
   ASSERT_EQ(idforge_typeid_format(long_prefix.data(), long_prefix.size(), &u1, t1, sizeof(t1)),
             IDFORGE_OK);
   EXPECT_EQ(std::strlen(t1), 90u);

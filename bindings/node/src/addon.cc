@@ -429,6 +429,27 @@ Napi::Value Quote(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, shown(text));
 }
 
+// maskName(kind, name) -> the number of a mask mode (kind 0; 'auto' is -1) or an alphabet
+// (kind 1), read by the library (idforge_mask_mode_parse, idforge_public_alphabet_parse), so
+// Node takes the names every face takes; another name is a RangeError in the library's words.
+Napi::Value MaskName(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsNumber() || !info[1].IsString()) {
+    type_error(env, "maskName(kind, name): kind must be 0 or 1 and name a string");
+    return env.Undefined();
+  }
+  const std::string name = info[1].As<Napi::String>().Utf8Value();
+  if (env.IsExceptionPending()) return env.Undefined();
+  if (info[0].As<Napi::Number>().Int32Value() == 0) {
+    idforge_mask_mode m = IDFORGE_MASK_AUTO;
+    if (!ok(env, idforge_mask_mode_parse(name.data(), name.size(), 1, &m))) return env.Undefined();
+    return Napi::Number::New(env, m);
+  }
+  idforge_public_alphabet a = IDFORGE_BASE58;
+  if (!ok(env, idforge_public_alphabet_parse(name.data(), name.size(), &a))) return env.Undefined();
+  return Napi::Number::New(env, a);
+}
+
 // sfNew({layout?, node?, leaseStore?}) -> handle. Leasing blocks this thread (bounded by the
 // store's timeout and the start-up wait).
 Napi::Value SfNew(const Napi::CallbackInfo& info) {
@@ -722,7 +743,10 @@ bool mask_args(const Napi::CallbackInfo& info, const char* fn, MaskArgs& a) {
   return mode_alphabet_fit(info.Env(), fn, a);
 }
 
-const char* const kModeNames[] = {"u63", "u128", "v7"};
+// The library's names for modes 0..2 (idforge_mask_mode_name).
+const char* const kModeNames[] = {idforge_mask_mode_name(IDFORGE_MASK_U63),
+                                  idforge_mask_mode_name(IDFORGE_MASK_U128),
+                                  idforge_mask_mode_name(IDFORGE_MASK_V7)};
 
 bool all_digits(const std::string& t) {
   if (t.empty()) return false;
@@ -946,6 +970,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("newMaskKey", Napi::Function::New<NewMaskKey>(env, "newMaskKey"));
   exports.Set("checkOptions", Napi::Function::New<CheckOptions>(env, "checkOptions"));
   exports.Set("quote", Napi::Function::New<Quote>(env, "quote"));
+  exports.Set("maskName", Napi::Function::New<MaskName>(env, "maskName"));
   exports.Set("version", Napi::String::New(env, idforge_version()));
   return exports;
 }

@@ -681,7 +681,10 @@ struct MaskOptions {
   int key_id = IDFORGE_MASK_KEY_PRIMARY;
 };
 
-const char* const kModeNames[] = {"u63", "u128", "v7"};
+// The library's names for modes 0..2 (idforge_mask_mode_name).
+const char* const kModeNames[] = {idforge_mask_mode_name(IDFORGE_MASK_U63),
+                                  idforge_mask_mode_name(IDFORGE_MASK_U128),
+                                  idforge_mask_mode_name(IDFORGE_MASK_V7)};
 
 // A str option whose value is one of names (its index), else InvalidArgumentError naming it.
 int choice_arg(py::handle v, const char* what, std::initializer_list<const char*> names,
@@ -703,8 +706,29 @@ int key_id_arg(py::handle v) {
                       "a key ID is an integer in 0..57");
 }
 
+// A mode or alphabet option: a str whose UTF-8 the library reads (idforge_mask_mode_parse,
+// idforge_public_alphabet_parse), so Python takes the names every face takes.
+std::string name_arg(py::handle v, const char* what) {
+  if (!PyUnicode_Check(v.ptr()))
+    raise_type(std::string(what) + " must be a str, not " + Py_TYPE(v.ptr())->tp_name);
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
+  if (!p) throw py::error_already_set();  // a lone surrogate: Python's own UnicodeEncodeError
+  return std::string(p, static_cast<std::size_t>(n));
+}
+
 int mode_arg(py::handle v) {
-  return choice_arg(v, "mode", {"auto", "u63", "u128", "v7"}, "'auto', 'u63', 'u128' or 'v7'") - 1;
+  const std::string name = name_arg(v, "mode");
+  idforge_mask_mode m = IDFORGE_MASK_AUTO;
+  check(idforge_mask_mode_parse(name.data(), name.size(), 1, &m));
+  return m;
+}
+
+idforge_public_alphabet alphabet_arg(py::handle v) {
+  const std::string name = name_arg(v, "alphabet");
+  idforge_public_alphabet a = IDFORGE_BASE58;
+  check(idforge_public_alphabet_parse(name.data(), name.size(), &a));
+  return a;
 }
 
 // The keyword arguments after the value (vectorcall layout: values follow the positional
@@ -738,8 +762,7 @@ void read_mask_options(const char* fn, PyObject* const* args, Py_ssize_t nargs, 
       o.form = choice_arg(v, "form", {"public", "raw"}, "'public' or 'raw'");
       o.raw = o.form == 1;
     } else if (PyUnicode_CompareWithASCIIString(name, "alphabet") == 0) {
-      o.alphabet = static_cast<idforge_public_alphabet>(
-          choice_arg(v, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
+      o.alphabet = alphabet_arg(v);
     } else if (PyUnicode_CompareWithASCIIString(name, "key_id") == 0) {
       if (!v.is_none()) o.key_id = key_id_arg(v);
     }
@@ -843,8 +866,7 @@ class MaskKeyring {
                           const py::kwargs& extra) const {
     check_options(IDFORGE_OPTIONS_READ_PUBLIC_ID, "read_public_id()", extra);
     const int mode = mode_arg(mode_obj);
-    const auto alphabet = static_cast<idforge_public_alphabet>(
-        choice_arg(alphabet_obj, "alphabet", {"base58", "base62"}, "'base58' or 'base62'"));
+    const auto alphabet = alphabet_arg(alphabet_obj);
     const int key_id = key_id_obj.is_none() ? IDFORGE_MASK_KEY_PRIMARY : key_id_arg(key_id_obj);
     const idforge_public_id info = read_public(
         text_obj, alphabet, static_cast<idforge_mask_mode>(mode), key_id, "read_public_id");

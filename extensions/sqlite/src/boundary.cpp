@@ -1,56 +1,23 @@
 #include "boundary.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace idforge::sqlite {
 namespace {
 
-// The length of the valid UTF-8 sequence at s[i], or 0 if there is none (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF). Written out because neither core nor
-// SQLite offers a validator, and the message must never carry a broken sequence.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  std::size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if ((b(k) & 0xC0) != 0x80) return 0;
-  return n;
-}
-
-std::string clean_utf8(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (const std::size_t n = c >= 0x80 ? utf8_length(s, i) : 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-      ++i;
-    }
-  }
+// text as every message of idforge quotes it (idforge_quote: controls, bytes that are not
+// UTF-8 and bidirectional overrides escaped; longer than max bytes: head...tail), so SQLite
+// hands on only valid UTF-8 and shows a value in the same words as the other faces.
+std::string quoted(std::string_view text, std::size_t max) {
+  std::size_t needed = 0;
+  max = std::max<std::size_t>(max, 16);
+  if (idforge_quote(text.data(), text.size(), max, nullptr, 0, &needed) !=
+      IDFORGE_E_BUFFER_TOO_SMALL)
+    throw std::bad_alloc();  // the one other failure of a query for the size
+  std::string out(needed, '\0');
+  ok(idforge_quote(text.data(), text.size(), max, out.data(), out.size(), nullptr));
+  out.resize(needed - 1);
   return out;
 }
 
@@ -58,7 +25,7 @@ std::string clean_utf8(std::string_view s) {
 
 void fail(sqlite3_context* ctx, const char* function, std::string_view message) noexcept {
   try {
-    const std::string text = std::string(function) + "(): " + clean_utf8(message);
+    const std::string text = std::string(function) + "(): " + quoted(message, message.size());
     sqlite3_result_error(ctx, text.data(), static_cast<int>(text.size()));
   } catch (...) {
     sqlite3_result_error_nomem(ctx);
@@ -88,19 +55,16 @@ std::string describe(sqlite3_value* value) {
       const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(value));
       const std::string_view s(p ? p : "",
                                p ? static_cast<std::size_t>(sqlite3_value_bytes(value)) : 0);
-      if (s.size() <= kShown) return "text '" + std::string(s) + "'";
-      return "text '" + std::string(s.substr(0, kShown)) + "...' (" + std::to_string(s.size()) +
-             " bytes)";
+      if (s.size() <= kShown) return "text '" + quoted(s, kShown) + "'";
+      return "text '" + quoted(s, kShown) + "' (" + std::to_string(s.size()) + " bytes)";
     }
   }
 }
 
 std::string shown(std::string_view text) {
-  constexpr std::size_t kHead = 48;
-  if (text.size() <= kHead) return clean_utf8(text);
-  std::size_t cut = kHead;  // not inside a UTF-8 sequence
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return clean_utf8(text.substr(0, cut)) + "... (" + std::to_string(text.size()) + " bytes)";
+  constexpr std::size_t kShown = 48;
+  if (text.size() <= kShown) return quoted(text, kShown);
+  return quoted(text, kShown) + " (" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string_view text_arg(sqlite3_value* value, std::string_view rule) {

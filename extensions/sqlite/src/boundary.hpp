@@ -44,8 +44,8 @@ inline void ok(idforge_status status) {
   throw CallError(status, idforge_last_error());
 }
 
-/// Sets "FUNCTION(): message" as the call's error. Bytes that are not valid UTF-8, and control
-/// characters, are written as \xNN: SQLite hands error text on as UTF-8 to every caller.
+/// Sets "FUNCTION(): message" as the call's error, quoted by idforge_quote: bytes that are not
+/// valid UTF-8 and control characters are escaped, since SQLite hands error text on as UTF-8.
 /// Never throws (out of memory becomes SQLite's own out-of-memory error).
 void fail(sqlite3_context* ctx, const char* function, std::string_view message) noexcept;
 
@@ -67,8 +67,9 @@ void guard(sqlite3_context* ctx, const char* function, Body&& body) noexcept {
 /// Long text is cut (its length is given).
 std::string describe(sqlite3_value* value);
 
-/// Text as a message quotes it: whole up to 48 bytes, else its first 48 bytes, "..." and its
-/// length; NUL and other control bytes written as \xNN (a NUL would end what() early).
+/// Text as a message quotes it, through idforge_quote as every face does: up to 48 bytes whole,
+/// longer as head...tail and its length; NUL and other control bytes escaped (\x00, \n: a NUL
+/// would end what() early), bytes that are not UTF-8 as \xNN.
 std::string shown(std::string_view text);
 
 /// The bytes of a TEXT argument, all of them (a NUL inside included; UTF-8 not assumed).

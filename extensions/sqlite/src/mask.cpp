@@ -2,8 +2,10 @@
 // back (docs/PUBLIC-IDS.md), with the keyring of the connection. The keyring is loaded by
 // idforge_mask_keys(PATH), or at first use from the environment (IDFORGE_MASK_KEY_FILE, else
 // IDFORGE_MASK_KEYS), never from an SQL argument: a key in SQL would sit in query logs and
-// history. The rules and messages are core's (idforge/mask.hpp, idforge/public_id.hpp), as
-// `idforge mask` / `idforge unmask` use them.
+// history. The rules and messages are the C ABI's (idforge.h: keyrings, the four mode names,
+// the alphabets, masking and reading public IDs), as every other face uses them; this file
+// reads SQLite's values into them.
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -12,10 +14,6 @@
 #include <string>
 
 #include "functions.hpp"
-#include "idforge/error.hpp"
-#include "idforge/mask_keyring.hpp"
-#include "idforge/public_id.hpp"
-#include "idforge/uuid.hpp"
 
 namespace idforge::sqlite {
 
@@ -25,19 +23,27 @@ namespace idforge::sqlite {
 /// so a call masks with its own reference outside the lock.
 struct MaskState {
   std::mutex mutex;
-  std::shared_ptr<const MaskKeyring> ring;
+  std::shared_ptr<const idforge_mask_keyring> ring;
 };
 
 namespace {
 
 using MaskStateRef = std::shared_ptr<MaskState>;
+using Ring = std::shared_ptr<const idforge_mask_keyring>;
 
 MaskState& state_of(sqlite3_context* ctx) {
   return **static_cast<MaskStateRef*>(sqlite3_user_data(ctx));
 }
 
+// A keyring a C ABI call made, owned (freed, its keys wiped, with the last reference).
+Ring owned(idforge_mask_keyring* ring) {
+  return Ring(ring, [](const idforge_mask_keyring* r) {
+    idforge_mask_keyring_free(const_cast<idforge_mask_keyring*>(r));
+  });
+}
+
 // The connection's keyring, loading it from the environment at first use.
-std::shared_ptr<const MaskKeyring> keyring(sqlite3_context* ctx) {
+Ring keyring(sqlite3_context* ctx) {
   MaskState& s = state_of(ctx);
   std::lock_guard lock(s.mutex);
   if (!s.ring) {
@@ -45,14 +51,15 @@ std::shared_ptr<const MaskKeyring> keyring(sqlite3_context* ctx) {
       const char* v = std::getenv(name);
       return v && *v;
     };
-    if (!set(kMaskKeyFileEnv) && !set(kMaskKeysEnv))
-      throw Error(errc::key_error,
-                  std::string("no mask key: run idforge_mask_keys('PATH') with a keyring file, "
-                              "or set ") +
-                      kMaskKeyFileEnv + " to a keyring file or " + kMaskKeysEnv +
-                      " to ID:SECRET entries in the process's environment (make a key with "
+    if (!set("IDFORGE_MASK_KEY_FILE") && !set("IDFORGE_MASK_KEYS"))
+      throw CallError(IDFORGE_E_KEY_ERROR,
+                      "no mask key: run idforge_mask_keys('PATH') with a keyring file, or set "
+                      "IDFORGE_MASK_KEY_FILE to a keyring file or IDFORGE_MASK_KEYS to ID:SECRET "
+                      "entries in the process's environment (make a key with "
                       "`idforge mask --new-key ID`)");
-    s.ring = std::make_shared<const MaskKeyring>(MaskKeyring::from_environment());
+    idforge_mask_keyring* made = nullptr;
+    ok(idforge_mask_keyring_from_environment(&made));
+    s.ring = owned(made);
   }
   return s.ring;
 }
@@ -64,10 +71,11 @@ std::optional<std::string_view> option(int argc, sqlite3_value** argv, int i, co
   return text_arg(argv[i], rule);
 }
 
-std::optional<MaskMode> mode_arg(int argc, sqlite3_value** argv) {
+idforge_mask_mode mode_arg(int argc, sqlite3_value** argv) {
   const auto m = option(argc, argv, 1, "mode must be text: auto, u63, u128 or v7");
-  if (!m || *m == "auto") return std::nullopt;
-  return parse_mask_mode(*m);
+  idforge_mask_mode mode = IDFORGE_MASK_AUTO;
+  if (m) ok(idforge_mask_mode_parse(m->data(), m->size(), 1, &mode));
+  return mode;
 }
 
 bool raw_arg(int argc, sqlite3_value** argv) {
@@ -77,91 +85,95 @@ bool raw_arg(int argc, sqlite3_value** argv) {
   throw ArgumentError("form '" + shown(*f) + "' is neither public nor raw");
 }
 
-PublicAlphabet alphabet_arg(int argc, sqlite3_value** argv) {
+idforge_public_alphabet alphabet_arg(int argc, sqlite3_value** argv) {
   const auto a = option(argc, argv, 3, "alphabet must be text: base58 or base62");
-  return a ? parse_public_alphabet(*a) : PublicAlphabet::base58;
+  idforge_public_alphabet alphabet = IDFORGE_BASE58;
+  if (a) ok(idforge_public_alphabet_parse(a->data(), a->size(), &alphabet));
+  return alphabet;
 }
 
-// The key of the fifth argument (0..57), or -1 when absent.
+// The key of the fifth argument (0..57), or IDFORGE_MASK_KEY_PRIMARY when absent.
 int key_id_arg(int argc, sqlite3_value** argv) {
-  if (argc < 5) return -1;
+  if (argc < 5) return IDFORGE_MASK_KEY_PRIMARY;
   const sqlite3_int64 id = sqlite3_value_int64(argv[4]);
-  if (sqlite3_value_type(argv[4]) != SQLITE_INTEGER || id < 0 || id > MaskKey::kMaxId)
+  if (sqlite3_value_type(argv[4]) != SQLITE_INTEGER || id < 0 || id > 57)
     throw ArgumentError("key_id must be an integer 0..57, got " + describe(argv[4]));
   return static_cast<int>(id);
-}
-
-const MaskKey& chosen_key(const MaskKeyring& ring, int key_id) {
-  return key_id < 0 ? ring.primary() : ring.at(static_cast<unsigned>(key_id));
-}
-
-// A UUID value: the mode a 16-byte blob or UUID text stands in (auto: by its shape, as
-// parse_mask_input / parse_masked_input read text), refusing u63.
-MaskMode uuid_mode(const Uuid& u, std::optional<MaskMode> mode, int auto_version,
-                   const std::string& shown_value) {
-  if (mode == MaskMode::u63)
-    throw ArgumentError("mode u63 takes an integer 1..2^63-1, got " + shown_value);
-  if (mode) return *mode;
-  return u.version() == auto_version && u.variant() == UuidVariant::rfc9562 ? MaskMode::v7_as_v4
-                                                                            : MaskMode::u128;
 }
 
 constexpr const char* kValueRule =
     "the value must be an integer 1..2^63-1, a 16-byte blob (a UUID's bytes) or text (decimal "
     "digits or a UUID)";
 
-Uuid uuid_of(sqlite3_value* v) {
-  Uuid::Bytes b;
-  std::memcpy(b.data(), sqlite3_value_blob(v), b.size());
-  return Uuid(b);
-}
-
-// How the result of a UUID mode goes back: as the input came (blob or text).
+// A value of SQLite, read for masking: an integer (u63), or a UUID from a 16-byte blob or
+// text, which comes back in the shape it came.
 enum class Shape { integer, blob, text };
-
-void result(sqlite3_context* ctx, MaskMode mode, MaskValue v, Shape shape) {
-  if (mode == MaskMode::u63) {
-    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(v.low));
-  } else if (shape == Shape::blob) {
-    sqlite3_result_blob(ctx, v.to_uuid().bytes().data(), 16, SQLITE_TRANSIENT);
-  } else {
-    char text[Uuid::kTextSize];
-    v.to_uuid().to_chars(text);
-    sqlite3_result_text(ctx, text, sizeof text, SQLITE_TRANSIENT);
-  }
-}
-
-// Reads the value of idforge_mask() (internal) or idforge_unmask()'s raw form (masked).
-MaskInput read_value(sqlite3_value* v, std::optional<MaskMode> mode, bool masked, Shape& shape) {
-  switch (sqlite3_value_type(v)) {
-    case SQLITE_INTEGER:
-      if (mode && *mode != MaskMode::u63)
-        throw ArgumentError(std::string("mode ") + to_string(*mode) +
-                            " takes a UUID (a 16-byte blob or text), got " + describe(v));
-      shape = Shape::integer;
-      return {MaskMode::u63, {0, static_cast<std::uint64_t>(sqlite3_value_int64(v))}};
-    case SQLITE_BLOB:
-      if (sqlite3_value_bytes(v) == 16) {
-        const Uuid u = uuid_of(v);
-        shape = Shape::blob;
-        return {uuid_mode(u, mode, masked ? 4 : 7, describe(v)), MaskValue::of(u)};
-      }
-      break;
-    case SQLITE_TEXT: {
-      const std::string_view t = text_arg(v, kValueRule);
-      const MaskInput in = masked ? parse_masked_input(t, mode) : parse_mask_input(t, mode);
-      shape = in.mode == MaskMode::u63 ? Shape::integer : Shape::text;
-      return in;
-    }
-    default:
-      break;
-  }
-  throw ArgumentError(std::string(kValueRule) + ", got " + describe(v));
-}
+struct Value {
+  Shape shape = Shape::integer;
+  std::uint64_t integer = 0;
+  idforge_uuid uuid{};
+};
 
 std::string value_shown(sqlite3_value* v) {
   return sqlite3_value_type(v) == SQLITE_TEXT ? "text '" + shown(text_arg(v, "")) + "'"
                                               : describe(v);
+}
+
+Value read_value(sqlite3_value* v, idforge_mask_mode mode, const char* verb) {
+  Value out;
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: {
+      const sqlite3_int64 i = sqlite3_value_int64(v);
+      // SQLite's INTEGER is signed; the library's u63 domain is 1..2^63-1.
+      if (i < 1)
+        throw CallError(IDFORGE_E_INVALID_ARGUMENT, (std::string("cannot ") + verb + " " +
+                                                     describe(v) + ": value outside 1..2^63-1")
+                                                        .c_str());
+      out.integer = static_cast<std::uint64_t>(i);
+      break;
+    }
+    case SQLITE_BLOB:
+      if (sqlite3_value_bytes(v) != 16)
+        throw ArgumentError(std::string(kValueRule) + ", got " + describe(v));
+      out.shape = Shape::blob;
+      std::memcpy(out.uuid.bytes, sqlite3_value_blob(v), 16);
+      break;
+    case SQLITE_TEXT: {
+      const std::string_view t = text_arg(v, kValueRule);
+      std::uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+      if (!t.empty() && ec == std::errc{} && end == t.data() + t.size()) {
+        if (n < 1 || n > static_cast<std::uint64_t>(INT64_MAX))
+          throw CallError(IDFORGE_E_INVALID_ARGUMENT, (std::string("cannot ") + verb + " " +
+                                                       value_shown(v) + ": value outside 1..2^63-1")
+                                                          .c_str());
+        out.integer = n;
+        break;
+      }
+      if (idforge_uuid_parse(t.data(), t.size(), &out.uuid) != IDFORGE_OK)
+        throw ArgumentError(std::string(kValueRule) + ", got " + value_shown(v));
+      out.shape = Shape::text;
+      break;
+    }
+    default:
+      throw ArgumentError(std::string(kValueRule) + ", got " + describe(v));
+  }
+  if (out.shape == Shape::integer && mode != IDFORGE_MASK_AUTO && mode != IDFORGE_MASK_U63)
+    throw ArgumentError(std::string("mode ") + idforge_mask_mode_name(mode) +
+                        " takes a UUID (a 16-byte blob or text), got " + value_shown(v));
+  if (out.shape != Shape::integer && mode == IDFORGE_MASK_U63)
+    throw ArgumentError("mode u63 takes an integer 1..2^63-1, got " + value_shown(v));
+  return out;
+}
+
+void result_uuid(sqlite3_context* ctx, const idforge_uuid& u, Shape shape) {
+  if (shape == Shape::blob) {
+    sqlite3_result_blob(ctx, u.bytes, 16, SQLITE_TRANSIENT);
+    return;
+  }
+  char text[IDFORGE_UUID_TEXT_SIZE];
+  ok(idforge_uuid_format(&u, text, sizeof text));
+  sqlite3_result_text(ctx, text, IDFORGE_UUID_TEXT_SIZE - 1, SQLITE_TRANSIENT);
 }
 
 }  // namespace
@@ -180,14 +192,16 @@ void free_mask_state_ref(void* ref) noexcept {
 
 void mask_keys(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_mask_keys", [&] {
-    std::shared_ptr<const MaskKeyring> ring;
+    Ring ring;
     if (argc == 1) {
       const std::string_view path =
           text_arg(argv[0], "the argument must be the path of a keyring file (text)");
       if (path.find('\0') != std::string_view::npos)
         throw ArgumentError("the path '" + shown(path) + "' holds a NUL byte");
       // Loaded before it replaces anything: a failed load leaves the keyring as it was.
-      ring = std::make_shared<const MaskKeyring>(MaskKeyring::load_file(std::string(path)));
+      idforge_mask_keyring* made = nullptr;
+      ok(idforge_mask_keyring_from_file(std::string(path).c_str(), &made));
+      ring = owned(made);
       MaskState& s = state_of(ctx);
       std::lock_guard lock(s.mutex);
       s.ring = ring;
@@ -195,68 +209,75 @@ void mask_keys(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
       ring = keyring(ctx);
     }
     // Where the keys came from and their IDs: never a secret.
-    const std::string text = ring->source() + ": keys " + ring->ids_text();
-    sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    std::size_t needed = 0;
+    char text[512];
+    ok(idforge_mask_keyring_describe(ring.get(), text, sizeof text, &needed));
+    sqlite3_result_text(ctx, text, static_cast<int>(needed - 1), SQLITE_TRANSIENT);
   });
 }
 
 void mask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_mask", [&] {
-    const std::optional<MaskMode> mode = mode_arg(argc, argv);
+    const idforge_mask_mode mode = mode_arg(argc, argv);
     const bool raw = raw_arg(argc, argv);
-    const PublicAlphabet alphabet = alphabet_arg(argc, argv);
+    const idforge_public_alphabet alphabet = alphabet_arg(argc, argv);
     const int key_id = key_id_arg(argc, argv);
-    Shape shape;
-    const MaskInput in = read_value(argv[0], mode, false, shape);
-    const auto ring = keyring(ctx);
-    const MaskKey& key = chosen_key(*ring, key_id);
-    if (raw) {
-      MaskValue out;
-      if (const MaskFault f = key.mask(in.mode, in.value, out); f != MaskFault::ok)
-        throw Error(to_errc(f), "cannot mask " + value_shown(argv[0]) + ": " + to_string(f));
-      return result(ctx, in.mode, out, shape);
+    const Value in = read_value(argv[0], mode, "mask");
+    const Ring ring = keyring(ctx);
+    if (in.shape == Shape::integer) {
+      if (raw) {
+        std::uint64_t out = 0;
+        ok(idforge_mask_u63(ring.get(), key_id, in.integer, &out));
+        return sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(out));
+      }
+      char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+      ok(idforge_mask_public_u63(ring.get(), key_id, in.integer, alphabet, text, sizeof text));
+      return sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
     }
-    char text[kMaxPublicIdSize];
-    if (const MaskFault f = write_public_id(key, in.mode, in.value, alphabet, text);
-        f != MaskFault::ok)
-      throw Error(to_errc(f), "cannot mask " + value_shown(argv[0]) + ": " + to_string(f));
-    sqlite3_result_text(ctx, text, static_cast<int>(public_id_size(in.mode)), SQLITE_TRANSIENT);
+    if (raw) {
+      idforge_uuid out{};
+      ok(idforge_mask_uuid(ring.get(), key_id, mode, &in.uuid, &out));
+      return result_uuid(ctx, out, in.shape);
+    }
+    char text[IDFORGE_PUBLIC_ID_TEXT_SIZE];
+    ok(idforge_mask_public_uuid(ring.get(), key_id, mode, &in.uuid, alphabet, text, sizeof text));
+    sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
   });
 }
 
 void unmask(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard(ctx, "idforge_unmask", [&] {
-    const std::optional<MaskMode> mode = mode_arg(argc, argv);
+    const idforge_mask_mode mode = mode_arg(argc, argv);
     const bool raw = raw_arg(argc, argv);
-    const PublicAlphabet alphabet = alphabet_arg(argc, argv);
+    const idforge_public_alphabet alphabet = alphabet_arg(argc, argv);
     const int key_id = key_id_arg(argc, argv);
-    // Text that is no UUID is a public ID unless form is raw; anything else is a raw value.
-    const bool is_public = !raw && sqlite3_value_type(argv[0]) == SQLITE_TEXT &&
-                           !Uuid::try_parse(text_arg(argv[0], kValueRule));
+    // Text that is no UUID is a public ID unless form is raw (a public ID may be all digits);
+    // anything else is a raw value.
+    bool is_public = false;
+    if (!raw && sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+      const std::string_view t = text_arg(argv[0], kValueRule);
+      idforge_uuid u{};
+      is_public = idforge_uuid_parse(t.data(), t.size(), &u) != IDFORGE_OK;
+    }
     if (!is_public) {
-      Shape shape;
-      const MaskInput in = read_value(argv[0], mode, true, shape);
-      const auto ring = keyring(ctx);
-      MaskValue out;
-      if (const MaskFault f = chosen_key(*ring, key_id).unmask(in.mode, in.value, out);
-          f != MaskFault::ok)
-        throw Error(to_errc(f), "cannot unmask " + value_shown(argv[0]) + ": " + to_string(f));
-      return result(ctx, in.mode, out, shape);
+      const Value in = read_value(argv[0], mode, "unmask");
+      const Ring ring = keyring(ctx);
+      if (in.shape == Shape::integer) {
+        std::uint64_t out = 0;
+        ok(idforge_unmask_u63(ring.get(), key_id, in.integer, &out));
+        return sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(out));
+      }
+      idforge_uuid out{};
+      ok(idforge_unmask_uuid(ring.get(), key_id, mode, &in.uuid, &out));
+      return result_uuid(ctx, out, in.shape);
     }
     const std::string_view text = text_arg(argv[0], kValueRule);
-    const auto ring = keyring(ctx);
-    PublicIdInfo info;
-    const PublicIdStatus status = read_public_id(*ring, text, alphabet, info);
-    if (!status.ok())
-      throw Error(to_errc(status.fault), public_id_message(status, text, alphabet, *ring, info));
-    if (mode && *mode != info.mode)
-      throw ArgumentError("public ID '" + shown(text) + "' is of mode " + to_string(info.mode) +
-                          ", not " + to_string(*mode));
-    if (key_id >= 0 && static_cast<unsigned>(key_id) != info.key_id)
-      throw Error(errc::key_error, "public ID '" + shown(text) + "' was made with mask key " +
-                                       std::to_string(info.key_id) + ", not " +
-                                       std::to_string(key_id));
-    result(ctx, info.mode, info.value, Shape::text);
+    const Ring ring = keyring(ctx);
+    idforge_public_id id{};
+    ok(idforge_unmask_public(ring.get(), text.data(), text.size(), alphabet, mode, key_id, &id));
+    if (id.mode == IDFORGE_MASK_U63)
+      return sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(id.value));
+    result_uuid(ctx, id.uuid, Shape::text);
   });
 }
 

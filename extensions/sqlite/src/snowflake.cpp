@@ -11,6 +11,9 @@
 // The handle behind a node is one for the whole process per node, so two connections (on any
 // threads) that choose the same node share one sequence and never collide; it is freed, the
 // node released with its mark, when the last connection that uses it closes or picks another.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -20,9 +23,6 @@
 #include <vector>
 
 #include "functions.hpp"
-#include "idforge/detail/fork_epoch.hpp"
-#include "idforge/error.hpp"
-#include "idforge/snowflake_layout.hpp"
 
 namespace idforge::sqlite {
 
@@ -57,9 +57,38 @@ using ConnectionRef = std::shared_ptr<Connection>;
 constexpr const char* kStores =
     "file:DIR, redis://HOST:PORT, etcd://HOST:PORT, static:N?state=DIR (docs/LEASES.md)";
 
+// A layout as the C ABI reads it (idforge_snowflake_rule: the canonical spec, the bits); the
+// registry compares two with idforge_layout_same, so this face holds no layout rule of its own.
+using Layout = idforge_snowflake_rule;
+
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The rule of layout text (a preset name or a spec) for node; CallError naming the value and
+// the rule (a bad layout, a node outside it) otherwise.
+Layout rule_of(const std::string& text, std::int64_t node = 0) {
+  Layout r{};
+  ok(idforge_snowflake_rule_make(text.c_str(), node, unix_ms_now(), &r));
+  return r;
+}
+
+bool same_layout(const Layout& a, const Layout& b) {
+  return idforge_layout_same(a.spec, b.spec) == 1;
+}
+
+// A layout's name: the canonical spec starts "name=NAME," (a name holds no comma).
+std::string layout_name(const Layout& layout) {
+  const std::string_view spec(layout.spec);
+  const std::size_t comma = spec.find(',');
+  return std::string(spec.substr(5, comma == std::string_view::npos ? spec.npos : comma - 5));
+}
+
 // A layout as messages show it: its name and its canonical spec.
 std::string layout_shown(const Layout& layout) {
-  return "'" + layout.name() + "' (" + layout.to_spec() + ")";
+  return "'" + layout_name(layout) + "' (" + layout.spec + ")";
 }
 
 // Where a node's lease is asked for, for the registry and for messages.
@@ -84,7 +113,7 @@ struct NodeEntry {
   std::uint64_t node;
   Layout layout;
   Source source;
-  std::uint64_t fork_epoch = detail::fork_epoch();
+  pid_t pid = ::getpid();  // a lease taken before fork() is the parent's
   std::weak_ptr<Generator> generator;
 };
 
@@ -101,9 +130,9 @@ Registry& registry() {
 // Drops the entries of freed handles, and of leases from before fork(); the caller holds the
 // mutex.
 void prune(Registry& r) {
-  const std::uint64_t epoch = detail::fork_epoch();
+  const pid_t pid = ::getpid();
   std::erase_if(r.entries, [&](const NodeEntry& e) {
-    return e.generator.expired() || (!e.source.fixed && e.fork_epoch != epoch);
+    return e.generator.expired() || (!e.source.fixed && e.pid != pid);
   });
 }
 
@@ -122,31 +151,28 @@ NodeEntry* entry_for_node(Registry& r, std::uint64_t node) {
 }
 
 [[noreturn]] void refuse_other_layout(const NodeEntry& e, const Layout& layout) {
-  throw Error(errc::invalid_argument,
-              "node " + std::to_string(e.node) + " already issues in this process under layout " +
-                  layout_shown(e.layout) + " (from " + source_of(e) + "); layout " +
-                  layout_shown(layout) +
-                  " on the same node is refused: one layout per node per process, since IDs of "
-                  "the two could be equal; use another node ID for this layout");
+  throw ArgumentError("node " + std::to_string(e.node) +
+                      " already issues in this process under layout " + layout_shown(e.layout) +
+                      " (from " + source_of(e) + "); layout " + layout_shown(layout) +
+                      " on the same node is refused: one layout per node per process, since IDs of "
+                      "the two could be equal; use another node ID for this layout");
 }
 
 [[noreturn]] void refuse_other_store(const NodeEntry& e, const Source& wanted) {
-  throw Error(errc::invalid_argument,
-              "node " + std::to_string(e.node) + " already issues in this process from " +
-                  source_of(e) + ", held in lease store '" + shown(e.source.store) +
-                  "'; this call would hold it in '" + shown(wanted.store) +
-                  "' instead, where another process could take it: one generator per node per "
-                  "process, held in one store; name that store (idforge_node(" +
-                  std::to_string(e.node) + ", '" + shown(e.source.store) +
-                  "')) or use another node ID");
+  throw ArgumentError("node " + std::to_string(e.node) + " already issues in this process from " +
+                      source_of(e) + ", held in lease store '" + shown(e.source.store) +
+                      "'; this call would hold it in '" + shown(wanted.store) +
+                      "' instead, where another process could take it: one generator per node per "
+                      "process, held in one store; name that store (idforge_node(" +
+                      std::to_string(e.node) + ", '" + shown(e.source.store) +
+                      "')) or use another node ID");
 }
 
 // A C ABI handle for node (>= 0: exactly it; IDFORGE_NODE_ANY: a free one) in source.store.
 std::shared_ptr<Generator> open_handle(const Layout& layout, std::int64_t node,
                                        const Source& source) {
   idforge_snowflake* h = nullptr;
-  const idforge_status s =
-      idforge_snowflake_new(layout.to_spec().c_str(), node, source.store.c_str(), &h);
+  const idforge_status s = idforge_snowflake_new(layout.spec, node, source.store.c_str(), &h);
   if (s == IDFORGE_E_LEASE_ERROR && source.beside_file) {
     const std::string n = std::to_string(node);
     throw CallError(
@@ -174,7 +200,7 @@ std::shared_ptr<Generator> bind_fixed(const Layout& layout, std::uint64_t node, 
   const std::lock_guard lock(r.mutex);
   prune(r);
   if (NodeEntry* e = entry_for_node(r, node)) {
-    if (!(e->layout == layout)) refuse_other_layout(*e, layout);
+    if (!same_layout(e->layout, layout)) refuse_other_layout(*e, layout);
     if (e->source.store != source.store) refuse_other_store(*e, source);
     if (auto g = e->generator.lock()) return g;  // in a forked child it refuses to issue
   }
@@ -190,7 +216,7 @@ std::shared_ptr<Generator> bind_leased(const std::string& url, const Layout& lay
   const std::lock_guard lock(r.mutex);
   prune(r);
   for (const NodeEntry& e : r.entries)
-    if (!e.source.fixed && e.source.store == url && e.layout == layout)
+    if (!e.source.fixed && e.source.store == url && same_layout(e.layout, layout))
       if (auto g = e.generator.lock()) return g;
   Source source{url, false, false};
   auto g = open_handle(layout, IDFORGE_NODE_ANY, source);
@@ -200,12 +226,11 @@ std::shared_ptr<Generator> bind_leased(const std::string& url, const Layout& lay
     // connection issuing on a node its store does not vouch for.
     const std::string other = source_of(*e);
     g.reset();  // releases the lease
-    throw Error(errc::invalid_argument,
-                "lease URL '" + shown(url) + "' acquired node " + std::to_string(node) +
-                    ", which this process already issues from via " + other +
-                    "; the lease is released: one generator per node per process, so give "
-                    "every connection of the process the same source for a node (the same "
-                    "lease URL, spelled the same, or the same node ID)");
+    throw ArgumentError("lease URL '" + shown(url) + "' acquired node " + std::to_string(node) +
+                        ", which this process already issues from via " + other +
+                        "; the lease is released: one generator per node per process, so give "
+                        "every connection of the process the same source for a node (the same "
+                        "lease URL, spelled the same, or the same node ID)");
   }
   NodeEntry entry(node, layout, std::move(source));
   entry.generator = g;
@@ -259,9 +284,9 @@ auto quoting_shortened(std::string_view text, Body&& body) {
   };
   try {
     return body();
-  } catch (const Error& e) {
+  } catch (const ArgumentError& e) {
     if (!long_text(e.what())) throw;
-    throw Error(e.code(), with_text_shortened(e.what(), text));
+    throw ArgumentError(with_text_shortened(e.what(), text));
   } catch (const CallError& e) {
     if (!long_text(e.what())) throw;
     throw CallError(e.status(), with_text_shortened(e.what(), text).c_str());
@@ -275,7 +300,7 @@ constexpr const char* kLayoutRule =
 Layout parse_layout_arg(sqlite3_value* value) {
   const std::string_view spec =
       without_nul(text_arg(value, kLayoutRule), "the layout", kMaxSpecBytes);
-  return quoting_shortened(spec, [&] { return parse_layout(spec); });
+  return quoting_shortened(spec, [&] { return rule_of(std::string(spec)); });
 }
 
 std::string store_arg(sqlite3_value* value) {
@@ -325,12 +350,8 @@ Source beside_database(sqlite3_context* ctx, std::uint64_t node) {
 
 std::shared_ptr<Generator> bind_node(sqlite3_context* ctx, std::int64_t node, const Layout& layout,
                                      const std::string* store) {
-  if (node < 0)
-    throw Error(errc::node_out_of_range,
-                "node ID " + std::to_string(node) + " out of range: layout '" + layout.name() +
-                    "' has " + std::to_string(layout.node_bits()) + " node bits, so 0.." +
-                    std::to_string(layout.node_count() - 1));
-  const std::uint64_t n = layout.check_node(static_cast<std::uint64_t>(node));
+  rule_of(layout.spec, node);  // refuses a node outside the layout, naming its range
+  const auto n = static_cast<std::uint64_t>(node);
   if (!store) return bind_fixed(layout, n, beside_database(ctx, n));
   return quoting_shortened(*store, [&] { return bind_fixed(layout, n, Source{*store}); });
 }
@@ -364,7 +385,7 @@ void set_node(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
         // (N), (N, layout), (N, 'store URL'), (N, layout, 'store URL')
         const bool store_second = argc == 2 && names_store(argv[1]);
         const Layout layout =
-            argc >= 2 && !store_second ? parse_layout_arg(argv[1]) : presets::twitter();
+            argc >= 2 && !store_second ? parse_layout_arg(argv[1]) : rule_of("twitter");
         std::string store;
         if (argc == 3 || store_second) store = store_arg(argv[argc - 1]);
         // the last connection to leave a node releases it (the one replaced here)
@@ -385,16 +406,15 @@ void set_node(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
           throw ArgumentError(
               "a lease URL takes a layout only, idforge_node('URL', layout); the three-argument "
               "form is idforge_node(N, layout, 'store URL')");
-        const Layout layout = argc >= 2 ? parse_layout_arg(argv[1]) : presets::twitter();
+        const Layout layout = argc >= 2 ? parse_layout_arg(argv[1]) : rule_of("twitter");
         c.generator = quoting_shortened(url, [&] { return bind_leased(url, layout); });
         break;
       }
       default: {
         const Layout layout =
-            argc >= 2 && !names_store(argv[1]) ? parse_layout_arg(argv[1]) : presets::twitter();
-        throw ArgumentError("the node must be an integer node ID (0.." +
-                            std::to_string(layout.node_count() - 1) + " under layout '" +
-                            layout.name() + "') or a lease URL (" + kStores + "), got " +
+            argc >= 2 && !names_store(argv[1]) ? parse_layout_arg(argv[1]) : rule_of("twitter");
+        throw ArgumentError("the node must be an integer node ID (under layout '" +
+                            layout_name(layout) + "') or a lease URL (" + kStores + "), got " +
                             describe(argv[0]));
       }
     }
@@ -422,10 +442,11 @@ void snowflake(sqlite3_context* ctx, int, sqlite3_value**) noexcept {
     // SQLite's INTEGER is signed: an unsigned layout's ID from 2^63 up would read back negative
     // and sort first, so it is refused rather than stored out of order.
     if (id > static_cast<std::uint64_t>(std::numeric_limits<sqlite3_int64>::max()))
-      throw Error(errc::time_exhausted,
-                  "ID " + std::to_string(id) +
-                      " does not fit SQLite's INTEGER (signed 64 bits): the unsigned layout has "
-                      "used its 64th bit; choose a signed layout");
+      throw CallError(IDFORGE_E_TIME_EXHAUSTED,
+                      ("ID " + std::to_string(id) +
+                       " does not fit SQLite's INTEGER (signed 64 bits): the unsigned layout has "
+                       "used its 64th bit; choose a signed layout")
+                          .c_str());
     sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(id));
   });
 }

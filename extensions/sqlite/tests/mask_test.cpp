@@ -201,12 +201,13 @@ TEST_F(MaskFiles, ValuesOutOfRangeAndOfTheWrongTypeAreRefused) {
   says("SELECT idforge_mask(x'0011')", "got blob of 2 bytes");
   says("SELECT idforge_mask(5, 'v7')", "mode v7 takes a UUID");
   says("SELECT idforge_mask(uuid7_blob(), 'u63')", "mode u63 takes an integer");
-  says("SELECT idforge_mask(uuid4(), 'v7', 'raw')", "mode v7 takes a UUID of version 7");
-  says("SELECT idforge_unmask(uuid7(), 'v7', 'raw')", "mode v7 takes a UUID of version 4");
-  says("SELECT idforge_mask(uuid_blob(uuid4()), 'v7')",
-       "cannot mask blob of 16 bytes: not a version-7 RFC 9562 UUID");
-  says("SELECT idforge_unmask(uuid7_blob(), 'v7')",
-       "cannot unmask blob of 16 bytes: not a version-4 RFC 9562 UUID");
+  // The C ABI's words, as in every face: the UUID, its version and what the mode takes.
+  says("SELECT idforge_mask(uuid4(), 'v7', 'raw')",
+       "is not a UUIDv7 (version 4, variant RFC 9562)");
+  says("SELECT idforge_unmask(uuid7(), 'v7', 'raw')",
+       "is not a UUIDv4 (version 7, variant RFC 9562)");
+  says("SELECT idforge_mask(uuid_blob(uuid4()), 'v7')", "v7 masking takes version 7");
+  says("SELECT idforge_unmask(uuid7_blob(), 'v7')", "a v7 masked to v4 has version 4");
   says("SELECT idforge_mask(5, 'u64')", "u64");
   says("SELECT idforge_mask(5, 7)", "mode must be text");
   says("SELECT idforge_mask(5, 'auto', 'short')", "form 'short' is neither public nor raw");
