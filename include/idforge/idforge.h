@@ -28,7 +28,8 @@
  *    IDFORGE_E_FORKED: its node ID belongs to the parent. idforge_snowflake_rebind() gives
  *    it a node of its own (a fixed one, or a new lease from the same store); call it in the
  *    child before any other thread uses the handle. A leased handle freed in a child does
- *    not touch the parent's lease.
+ *    not touch the parent's lease. A rebind that fails leaves the handle without a node:
+ *    every call but rebind and free answers IDFORGE_E_FORKED until a rebind succeeds.
  */
 #ifndef IDFORGE_IDFORGE_H
 #define IDFORGE_IDFORGE_H
@@ -165,10 +166,11 @@ typedef struct idforge_snowflake idforge_snowflake;
  *    node < 0,  lease_store URL    any free node ID leased from the store
  *    node >= 0, lease_store URL    exactly that node ID, registered in the store (refused
  *                                  while another live process holds it)
- *  In one process at most one handle lives per node ID and layout, whatever its store: a
- *  second is IDFORGE_E_LEASE_ERROR naming the first ("held by a live generator of this
- *  process"); once the first is freed or released, a new handle on the node continues above
- *  the last ID it issued.
+ *  In one process at most one handle lives per node ID, whatever its layout or store (one
+ *  layout spelled two ways, or two layouts that put the node's bits in the same place, make
+ *  equal IDs): a second is IDFORGE_E_LEASE_ERROR naming the first ("held by a live generator
+ *  of this process"); once the first is freed or released, a new handle on the node continues
+ *  above the last ID it issued.
  *  lease_store takes the URLs of `idforge serve --lease`: file:DIR, redis://HOST:PORT,
  *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST?state=DIR (docs/LEASES.md; a
  *  static: or ordinal: URL with neither state= nor register= locks its node nowhere and is

@@ -12,10 +12,11 @@
 
 namespace idforge::c {
 
-// One per (layout, node) ever opened in this process; never erased, so a NodeClaim's pointer
-// stays valid and a floor outlives its handle (a few dozen bytes per node ever used).
+// One per node ID ever opened in this process, whatever the layout; never erased, so a NodeClaim's
+// pointer stays valid and a floor outlives its handle (a few dozen bytes per node ever used).
 struct NodeClaim::Slot {
   bool live = false;
+  std::string layout;              // the live handle's layout name, for the refusal
   std::string store;               // the live handle's store, for the refusal
   std::int64_t since_unix_ms = 0;  // when the live handle took it
   std::int64_t floor_unix_ms = kNoUnixMs;
@@ -25,7 +26,7 @@ namespace {
 
 struct Registry {
   std::mutex mutex;
-  std::map<std::pair<std::string, std::uint64_t>, NodeClaim::Slot> slots;
+  std::map<std::uint64_t, NodeClaim::Slot> slots;
 };
 
 // A fork while another thread holds the mutex must not leave it locked in the child, where
@@ -45,15 +46,20 @@ Registry& registry() {
 NodeClaim NodeClaim::take(const Layout& layout, std::uint64_t node, const std::string& store) {
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
-  Slot& slot = r.slots[{layout.to_spec(), node}];
+  // Keyed by the node alone: one layout spelled two ways (a preset and its spec), two layouts
+  // that put the node's bits in the same place (dc=5,worker=5 and worker=10), or an epoch a
+  // millisecond apart all make equal IDs on the same node number.
+  Slot& slot = r.slots[node];
   if (slot.live)
     throw coord::LeaseError(
         coord::LeaseFailure::held, store,
-        "node " + std::to_string(node) + " of layout '" + layout.name() +
-            "' is held by a live generator of this process (opened " +
-            format_iso8601_ms(slot.since_unix_ms) + " on '" + slot.store +
-            "'); use that one from every thread, free it first, or give this one another node");
+        "node " + std::to_string(node) + " is held by a live generator of this process (layout " +
+            slot.layout + ", opened " + format_iso8601_ms(slot.since_unix_ms) + " on '" +
+            slot.store +
+            "'); one generator per node per process, whatever its layout or store: "
+            "use that one from every thread, free it first, or give this one another node");
   slot.live = true;
+  slot.layout = "'" + layout.name() + "'";
   slot.store = store;
   slot.since_unix_ms = SystemClock::instance().now_ns() / 1'000'000;
   return NodeClaim(&slot, slot.floor_unix_ms);

@@ -1,6 +1,7 @@
-// The process-wide node registry: at most one live Snowflake generator per node ID and layout
-// in a process, whatever face opened it (C, Python, Node, SQLite all open generators through
-// the C ABI), and a node opened again continues above the last time it issued.
+// The process-wide node registry: at most one live Snowflake generator per node ID in a
+// process, whatever its layout or store and whatever face opened it (C, Python, Node, SQLite
+// all open generators through the C ABI), and a node opened again continues above the last time it
+// issued.
 //
 // Why here and not in the stores: a lock file or a store key tells processes apart, but two
 // handles of one process may use two stores (file:/a and file:/b), or one store whose lock a
@@ -16,7 +17,7 @@
 
 namespace idforge::c {
 
-/// The right to issue on one node ID under one layout in this process; movable, not copyable.
+/// The right to issue on one node ID in this process (under any layout); movable, not copyable.
 /// Ends (the node is free again) by end() or the destructor.
 class NodeClaim {
  public:
@@ -32,8 +33,8 @@ class NodeClaim {
   NodeClaim& operator=(const NodeClaim&) = delete;
   ~NodeClaim() { end(kNoUnixMs); }
 
-  /// Unix ms up to which an earlier handle of this process issued on this node and layout
-  /// (kNoUnixMs: none): the next generator starts above it (SnowflakePolicy's floor).
+  /// Unix ms up to which an earlier handle of this process issued on this node, under any
+  /// layout (kNoUnixMs: none): the next generator starts above it (SnowflakePolicy's floor).
   std::int64_t floor_unix_ms() const noexcept { return floor_unix_ms_; }
   /// Frees the node; last_unix_ms (the generator's last issued time, or kNoUnixMs) becomes
   /// the floor of the next claim. Idempotent.
@@ -41,7 +42,7 @@ class NodeClaim {
   /// Whether this claim holds its node.
   bool held() const noexcept { return slot_ != nullptr; }
 
-  /// One (layout, node)'s entry in the registry (node_registry.cpp).
+  /// One node's entry in the registry (node_registry.cpp).
   struct Slot;
 
  private:

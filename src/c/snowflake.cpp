@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -22,7 +23,10 @@
 // does, so it takes a lock and a high-water mark like any other. The claim keeps the node
 // unique inside this process (node_registry.hpp).
 struct idforge_snowflake {
+  // Null only in a forked child whose rebind failed: every call but rebind and free refuses.
   std::unique_ptr<idforge::coord::LeasedSnowflakeGenerator> leased;
+  std::optional<idforge::Layout> layout;  // set by open(); kept for a rebind after a failed one
+  std::string unbound;                    // why leased is null (the failed rebind's message)
   std::string store_url;         // the lease store's URL (the default folder for a fixed node)
   bool fixed = false;            // node given with no store: rebind needs a node of its own
   std::uint64_t fork_epoch = 0;  // the process generation that took the lease
@@ -82,6 +86,17 @@ SnowflakePolicy policy(std::int64_t floor_unix_ms) {
   return p;
 }
 
+// IDFORGE_E_FORKED for a handle whose rebind in a forked child failed: it holds no node until
+// a rebind succeeds; IDFORGE_OK for a bound one.
+idforge_status bound(const idforge_snowflake& h, const char* function) noexcept {
+  if (h.leased) return IDFORGE_OK;
+  return fail(IDFORGE_E_FORKED, std::string(function) +
+                                    ": this handle holds no node in this forked child: its "
+                                    "rebind failed (" +
+                                    h.unbound +
+                                    "); call idforge_snowflake_rebind with another node");
+}
+
 // Opens a generator on url for node (< 0: any free one), registered in this process's node
 // registry: a fixed node is claimed before the store is asked (so a second handle of this
 // process is refused naming the first, and continues above it once that one is freed), a
@@ -107,6 +122,8 @@ void open(idforge_snowflake& h, const Layout& layout, std::int64_t node) {
   }
   h.claim = std::move(claim);
   h.leased = std::move(leased);
+  h.layout = layout;
+  h.unbound.clear();
   h.fork_epoch = detail::fork_epoch();
 }
 
@@ -142,6 +159,7 @@ idforge_status idforge_snowflake_new(const char* layout, int64_t node, const cha
 idforge_status idforge_snowflake_next(idforge_snowflake* gen, uint64_t* out) {
   if (!gen) return null_argument("idforge_snowflake_next", "gen");
   if (!out) return null_argument("idforge_snowflake_next", "out");
+  if (const idforge_status s = c::bound(*gen, "idforge_snowflake_next")) return s;
   return guard([&] {
     *out = gen->leased->next().value();
     return IDFORGE_OK;
@@ -153,6 +171,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
   if (written) *written = 0;
   if (!gen) return null_argument("idforge_snowflake_next_batch", "gen");
   if (!out && n) return null_argument("idforge_snowflake_next_batch", "out");
+  if (const idforge_status s = c::bound(*gen, "idforge_snowflake_next_batch")) return s;
   return guard([&] {
     static_assert(sizeof(Snowflake) == sizeof(std::uint64_t));
     const std::span<Snowflake> ids(reinterpret_cast<Snowflake*>(out), n);
@@ -187,6 +206,7 @@ idforge_status idforge_snowflake_next_batch(idforge_snowflake* gen, uint64_t* ou
 idforge_status idforge_snowflake_node(const idforge_snowflake* gen, uint64_t* out) {
   if (!gen) return null_argument("idforge_snowflake_node", "gen");
   if (!out) return null_argument("idforge_snowflake_node", "out");
+  if (const idforge_status s = c::bound(*gen, "idforge_snowflake_node")) return s;
   *out = gen->leased->node();
   return IDFORGE_OK;
 }
@@ -196,10 +216,7 @@ idforge_status idforge_snowflake_layout(const idforge_snowflake* gen, char* out,
   if (!gen) return null_argument("idforge_snowflake_layout", "gen");
   if (needed) *needed = 0;
   if (const idforge_status s = c::check_out("idforge_snowflake_layout", out, size)) return s;
-  return guard([&] {
-    auto* g = const_cast<idforge_snowflake*>(gen);
-    return c::write_text(g->generator().layout().to_spec(), out, size, needed);
-  });
+  return guard([&] { return c::write_text(gen->layout->to_spec(), out, size, needed); });
 }
 
 idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node) {
@@ -209,22 +226,28 @@ idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node) {
       return c::fail(IDFORGE_E_INVALID_ARGUMENT,
                      "idforge_snowflake_rebind: node " + std::to_string(node) +
                          ": a generator with a fixed node needs a node ID >= 0 of its own");
-    if (detail::fork_epoch() == gen->fork_epoch)
+    if (gen->leased && detail::fork_epoch() == gen->fork_epoch)
       return c::fail(IDFORGE_E_INVALID_ARGUMENT,
                      "idforge_snowflake_rebind: this process holds node " +
                          std::to_string(gen->leased->node()) + " of '" + gen->store_url +
                          "' itself; rebind is for a forked child (make a new generator instead)");
     // In the child the old generator's destructor leaves the parent's lease alone, and the
     // registry's copy of the parent's claim is this handle's: both go before the new lease.
-    const Layout l = gen->leased->generator().layout();
     gen->close();
-    c::open(*gen, l, node);
+    try {
+      c::open(*gen, *gen->layout, node);
+    } catch (const std::exception& e) {
+      // The handle stays unbound (calls refuse with IDFORGE_E_FORKED) until a rebind works.
+      gen->unbound = e.what();
+      throw;
+    }
     return IDFORGE_OK;
   });
 }
 
 idforge_status idforge_snowflake_release(idforge_snowflake* gen) {
   if (!gen) return null_argument("idforge_snowflake_release", "gen");
+  if (const idforge_status s = c::bound(*gen, "idforge_snowflake_release")) return s;
   return guard([&] {
     gen->leased->release();
     // The node is free in this process too; the generator stays (later calls fail) until

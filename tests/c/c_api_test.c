@@ -319,6 +319,34 @@ static void test_snowflake_fixed_fork(void) {
     if (idforge_snowflake_rebind(gen, 6) != IDFORGE_OK) bad |= 4;
     if (idforge_snowflake_node(gen, &node) != IDFORGE_OK || node != 6) bad |= 8;
     if (idforge_snowflake_next(gen, &id) != IDFORGE_OK || id == parent_id) bad |= 16;
+    /* A rebind that fails (node 5 is the parent's, locked by a live process) leaves the
+     * handle without a node: every call refuses, none crashes, and a rebind to a free node
+     * works. It crashed (SIGSEGV) in next() before. */
+    if (idforge_snowflake_free(gen), idforge_snowflake_new("discord", 27, NULL, &gen) != IDFORGE_OK)
+      bad |= 32;
+    else {
+      pid_t grandchild = fork();
+      if (grandchild == 0) {
+        int b = 0;
+        if (idforge_snowflake_rebind(gen, 5) == IDFORGE_OK) b |= 1;
+        if (idforge_snowflake_next(gen, &id) != IDFORGE_E_FORKED) b |= 2;
+        if (!strstr(idforge_last_error(), "rebind failed")) b |= 4;
+        if (idforge_snowflake_next_batch(gen, &id, 1, NULL) != IDFORGE_E_FORKED) b |= 8;
+        if (idforge_snowflake_node(gen, &node) != IDFORGE_E_FORKED) b |= 16;
+        if (idforge_snowflake_release(gen) != IDFORGE_E_FORKED) b |= 32;
+        if (idforge_snowflake_rebind(gen, 5) == IDFORGE_OK) b |= 64;
+        if (idforge_snowflake_rebind(gen, 28) != IDFORGE_OK) b |= 128;
+        if (idforge_snowflake_next(gen, &id) != IDFORGE_OK) b |= 256;
+        if (b) fprintf(stderr, "grandchild: failed checks %d: %s\n", b, idforge_last_error());
+        idforge_snowflake_free(gen);
+        _exit(b ? 1 : 0);
+      }
+      {
+        int st = 0;
+        if (waitpid(grandchild, &st, 0) != grandchild || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+          bad |= 64;
+      }
+    }
     if (bad)
       fprintf(stderr, "child: failed checks %d; last error: %s\n", bad, idforge_last_error());
     _exit(bad ? 1 : 0);
@@ -394,6 +422,31 @@ static void test_snowflake_two_stores_one_node(const char* dir) {
                IDFORGE_E_LEASE_ERROR);
   CHECK_MESSAGE_HAS("held by a live generator of this process");
   idforge_snowflake_free(a);
+}
+
+/* One node number, one live handle, whatever the layout: twitter spelled as its spec, and a
+ * layout that puts the node's 10 bits in the same place (dc=0,worker=10), on another store,
+ * made the same IDs as twitter on that node (1,000 of 2,000 equal) before. */
+static void test_snowflake_one_node_any_layout(const char* dir) {
+  char url_b[600];
+  idforge_snowflake *a = NULL, *b = NULL;
+  snprintf(url_b, sizeof url_b, "file:%s/store-other", dir);
+  CHECK_STATUS(idforge_snowflake_new("twitter", 40, NULL, &a), IDFORGE_OK);
+  CHECK_STATUS(
+      idforge_snowflake_new("time=41,dc=5,worker=5,seq=12,epoch=1288834974657", 40, url_b, &b),
+      IDFORGE_E_LEASE_ERROR);
+  CHECK_MESSAGE_HAS("node 40 is held by a live generator of this process (layout 'twitter'");
+  CHECK(b == NULL);
+  CHECK_STATUS(
+      idforge_snowflake_new("time=41,dc=0,worker=10,seq=12,epoch=1288834974657", 40, url_b, &b),
+      IDFORGE_E_LEASE_ERROR);
+  CHECK_STATUS(idforge_snowflake_new("sonyflake", 40, url_b, &b), IDFORGE_E_LEASE_ERROR);
+  idforge_snowflake_free(a);
+  /* Freed, the node takes another layout, above the last time issued. */
+  CHECK_STATUS(
+      idforge_snowflake_new("time=41,dc=0,worker=10,seq=12,epoch=1288834974657", 40, url_b, &b),
+      IDFORGE_OK);
+  idforge_snowflake_free(b);
 }
 
 static void test_options_and_quote(void) {
@@ -526,6 +579,7 @@ int main(int argc, char** argv) {
   test_snowflake_fixed_fork();
   test_snowflake_fixed_registry(getenv("IDFORGE_LEASE_DIR"));
   test_snowflake_two_stores_one_node(dir);
+  test_snowflake_one_node_any_layout(dir);
   test_options_and_quote();
   test_inspect();
   test_bad_buffers_and_lengths();

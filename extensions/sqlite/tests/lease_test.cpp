@@ -94,8 +94,8 @@ TEST(SqliteLease, ALeaseOnANodeInUseByAnotherSourceIsRefusedAndReleased) {
   // The C ABI's process-wide registry refuses the second (one rule for every face): before
   // the store is asked, so nothing is held.
   std::string message = b.error("SELECT idforge_node('" + s1 + "')");
-  EXPECT_NE(message.find("node 65 of layout 'twitter' is held by a live generator of this "
-                         "process"),
+  EXPECT_NE(message.find("node 65 is held by a live generator of this process (layout "
+                         "'twitter'"),
             std::string::npos)
       << message;
   EXPECT_NE(message.find(".db-idforge'"), std::string::npos)
@@ -103,8 +103,8 @@ TEST(SqliteLease, ALeaseOnANodeInUseByAnotherSourceIsRefusedAndReleased) {
   EXPECT_EQ(b.text("SELECT idforge_node()"), "NULL");
   // ordinal: worker 1 in dc 2 is node 65 under twitter.
   message = b.error("SELECT idforge_node('ordinal:a-1?dc=2&state=" + d1.string() + "')");
-  EXPECT_NE(message.find("node 65 of layout 'twitter' is held by a live generator of this "
-                         "process"),
+  EXPECT_NE(message.find("node 65 is held by a live generator of this process (layout "
+                         "'twitter'"),
             std::string::npos)
       << message;
 
@@ -113,8 +113,8 @@ TEST(SqliteLease, ALeaseOnANodeInUseByAnotherSourceIsRefusedAndReleased) {
   const std::string s3 = "static:66?state=" + d1.string(), s4 = "static:66?state=" + d2.string();
   ASSERT_EQ(b.integer("SELECT idforge_node('" + s3 + "')"), 66);
   message = c.error("SELECT idforge_node('" + s4 + "')");
-  EXPECT_NE(message.find("node 66 of layout 'twitter' is held by a live generator of this "
-                         "process (opened "),
+  EXPECT_NE(message.find("node 66 is held by a live generator of this process (layout "
+                         "'twitter', opened "),
             std::string::npos)
       << message;
   EXPECT_NE(message.find("on 'static:66?state=" + d1.string() + "'"), std::string::npos) << message;
