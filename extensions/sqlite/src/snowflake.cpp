@@ -11,6 +11,7 @@
 // The handle behind a node is one for the whole process per node, so two connections (on any
 // threads) that choose the same node share one sequence and never collide; it is freed, the
 // node released with its mark, when the last connection that uses it closes or picks another.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -339,6 +340,19 @@ Source beside_database(sqlite3_context* ctx, std::uint64_t node) {
         "that every process issuing these IDs shares: idforge_node(" +
         n + ", 'file:/path/to/folder') takes node " + n +
         " there, idforge_node('file:/path/to/folder') takes any free node");
+  // The folder is named for this path of the file: a hard link is another path of the same
+  // database, whose folder would not see this one's lock (two processes each held node 7 and
+  // issued 254,376 equal IDs of 1.9 M). A symbolic link resolves to one name: SQLite opens
+  // its target.
+  struct stat st{};
+  if (::stat(file, &st) == 0 && st.st_nlink > 1)
+    throw ArgumentError(
+        "node " + n + ": the database file '" + shown(file) + "' has " +
+        std::to_string(st.st_nlink) +
+        " hard links, and the lease folder beside one of its names does not lock the others, so "
+        "a process that opens it by another name could issue with node " + n +
+        " too; give a lease store every process shares: idforge_node(" + n +
+        ", 'file:/path/to/folder'), or remove the extra links");
   const std::string folder = std::string(file) + "-idforge";
   if (folder.find('?') != std::string::npos)
     throw ArgumentError("node " + n + ": the database file name '" + shown(file) +
