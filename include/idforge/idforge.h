@@ -459,26 +459,30 @@ IDFORGE_API void idforge_snowflake_step_next(const idforge_snowflake_rule* rule,
                                              int64_t max_wait_ms, idforge_snowflake_step* out);
 
 /** Where a mark was written: a database system's identifier and the timeline it was on
- *  (PostgreSQL: the control file's system identifier and the WAL timeline). 0 in both: not
- *  recorded. A copy of a data directory that runs as a second server (a promoted standby, a
- *  restored backup) carries its origin's mark under another timeline or system. */
+ *  (PostgreSQL: the control file's system identifier and the WAL timeline), and the base
+ *  backup the data directory was started from (PostgreSQL: a hash of its backup_label.old; 0:
+ *  none). 0 in system and timeline: not recorded. A copy of a data directory that runs as a
+ *  second server carries its origin's mark under another timeline or system (a promoted
+ *  standby, a backup restored to a new timeline) or another backup (a base backup started
+ *  as is, on the same timeline). */
 typedef struct idforge_mark_origin {
   uint64_t system_id;
   uint32_t timeline;
+  uint64_t backup_id;
 } idforge_mark_origin;
 
 /** The text of a mark file for mark_ms issued under rule: the mark, then 'layout <spec>',
  *  'node <n>' and, when origin is not NULL and its system_id not 0, 'system <id>' and
- *  'timeline <n>', one per line. NUL-terminated; on IDFORGE_E_BUFFER_TOO_SMALL *needed says
- *  how many bytes it takes. */
+ *  'timeline <n>', and 'backup <id>' when its backup_id is not 0, one per line. NUL-terminated; on
+ * IDFORGE_E_BUFFER_TOO_SMALL *needed says how many bytes it takes. */
 IDFORGE_API idforge_status idforge_snowflake_mark_format(const idforge_snowflake_rule* rule,
                                                          int64_t mark_ms,
                                                          const idforge_mark_origin* origin,
                                                          char* out, size_t size, size_t* needed);
-/** Reads a mark file's text (len bytes): the form above, the one without origin (*origin 0,
- *  0), or the oldest, the mark alone (spec "", *node -1, origin 0, 0). spec gets the recorded
- *  canonical spec (room for 256 bytes). Anything else is IDFORGE_E_PARSE_ERROR naming the
- *  line and the rule. */
+/** Reads a mark file's text (len bytes): the form above (backup_id 0 without its line), the
+ *  one without origin (*origin all 0), or the oldest, the mark alone (spec "", *node -1, origin 0,
+ * 0). spec gets the recorded canonical spec (room for 256 bytes). Anything else is
+ * IDFORGE_E_PARSE_ERROR naming the line and the rule. */
 IDFORGE_API idforge_status idforge_snowflake_mark_parse(const char* text, size_t len,
                                                         int64_t* mark_ms, char spec[256],
                                                         int64_t* node, idforge_mark_origin* origin);

@@ -44,7 +44,8 @@ std::string shown(std::string_view text) {
 
 constexpr std::string_view kMarkRule =
     "a mark file holds a non-negative decimal Unix ms, then 'layout <spec>' and 'node <n>' "
-    "lines, then 'system <id>' and 'timeline <n>' lines (or the mark alone)";
+    "lines, then 'system <id>' and 'timeline <n>' lines and an optional 'backup <id>' line (or "
+    "the mark alone)";
 
 }  // namespace
 }  // namespace idforge::c
@@ -155,9 +156,11 @@ idforge_status idforge_snowflake_mark_format(const idforge_snowflake_rule* r, in
   return guard([&] {
     std::string text = std::to_string(mark_ms) + "\nlayout " + r->spec + "\nnode " +
                        std::to_string(r->node) + "\n";
-    if (origin && origin->system_id != 0)
+    if (origin && origin->system_id != 0) {
       text += "system " + std::to_string(origin->system_id) + "\ntimeline " +
               std::to_string(origin->timeline) + "\n";
+      if (origin->backup_id != 0) text += "backup " + std::to_string(origin->backup_id) + "\n";
+    }
     return c::write_text(text, out, size, needed);
   });
 }
@@ -187,7 +190,7 @@ idforge_status idforge_snowflake_mark_parse(const char* text, size_t len, int64_
       return bad("mark '" + c::shown(first) + "' is not a Unix time in ms");
     std::int64_t nv = -1;
     std::string_view recorded;
-    idforge_mark_origin o{0, 0};
+    idforge_mark_origin o{0, 0, 0};
     if (!s.empty()) {
       const std::string_view l = line(), n = line();
       if (l.substr(0, 7) != "layout " || l.size() == 7 || l.size() - 7 >= c::kSpecRoom ||
@@ -200,12 +203,17 @@ idforge_status idforge_snowflake_mark_parse(const char* text, size_t len, int64_
       if (!s.empty()) {
         const std::string_view sl = line(), tl = line();
         if (!c::keyed_number(sl, "system ", o.system_id) ||
-            !c::keyed_number(tl, "timeline ", o.timeline) || o.system_id == 0 || o.timeline == 0 ||
-            !s.empty())
+            !c::keyed_number(tl, "timeline ", o.timeline) || o.system_id == 0 || o.timeline == 0)
           return bad("mark file after node " + std::to_string(nv) + " holds '" + c::shown(sl) +
                      "' / '" + c::shown(tl) +
-                     "', not a system identifier and a timeline (both "
-                     "above 0)");
+                     "', not a system identifier and a timeline (both above 0)");
+        // Written by a version that records the base backup: one more line, above 0.
+        if (!s.empty()) {
+          const std::string_view bl = line();
+          if (!c::keyed_number(bl, "backup ", o.backup_id) || o.backup_id == 0 || !s.empty())
+            return bad("mark file after timeline " + std::to_string(o.timeline) + " holds '" +
+                       c::shown(bl) + "', not a base backup's identity (above 0) as its last line");
+        }
       }
     }
     std::memcpy(spec, recorded.data(), recorded.size());

@@ -165,7 +165,7 @@ TEST(CSnowflakeRule, BeforeEpochIsRefused) {
 
 TEST(CMarkFile, ParsesTheOldOneLineForm) {
   std::int64_t v = 0, node = 0;
-  idforge_mark_origin origin{5, 5};
+  idforge_mark_origin origin{5, 5, 5};
   char spec[256] = "x";
   EXPECT_EQ(idforge_snowflake_mark_parse("1764547200000\n", 14, &v, spec, &node, &origin),
             IDFORGE_OK);
@@ -192,7 +192,7 @@ TEST(CMarkFile, RecordsLayoutAndNodeAndReadsThemBack) {
             std::string::npos)
       << text;
   std::int64_t v = 0, node = -1;
-  idforge_mark_origin origin{5, 5};
+  idforge_mark_origin origin{5, 5, 5};
   char spec[256] = "";
   ASSERT_EQ(
       idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin),
@@ -222,7 +222,7 @@ TEST(CMarkFile, RecordsLayoutAndNodeAndReadsThemBack) {
 // without them is an unknown origin, and half of them, a zero or a sign is refused.
 TEST(CMarkFile, RecordsSystemAndTimelineAndReadsThemBack) {
   const auto p = prepare("twitter", 7);
-  const idforge_mark_origin written{7301234567890123456ULL, 2};
+  const idforge_mark_origin written{7301234567890123456ULL, 2, 0};
   char text[256 + 128];
   const int n = format_mark(p, 1764547200999, &written, text, sizeof(text));
   ASSERT_GT(n, 0);
@@ -230,7 +230,7 @@ TEST(CMarkFile, RecordsSystemAndTimelineAndReadsThemBack) {
             std::string::npos)
       << text;
   std::int64_t v = 0, node = -1;
-  idforge_mark_origin origin{0, 0};
+  idforge_mark_origin origin{0, 0, 5};
   char spec[256] = "";
   ASSERT_EQ(
       idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin),
@@ -245,14 +245,46 @@ TEST(CMarkFile, RecordsSystemAndTimelineAndReadsThemBack) {
   for (const std::string tail :
        {"system 1\n", "system 1\ntimeline x\n", "system 0\ntimeline 1\n", "system 1\ntimeline 0\n",
         "system -1\ntimeline 1\n", "system 1\ntimeline +1\n", "timeline 1\nsystem 1\n",
-        "system 1\ntimeline 1\nextra\n", "system 1\ntimeline 4294967296\n",
-        "system 18446744073709551616\ntimeline 1\n"}) {
+        "system 1\ntimeline 4294967296\n", "system 18446744073709551616\ntimeline 1\n"}) {
     const std::string bad = head + tail;
     EXPECT_NE(idforge_snowflake_mark_parse(bad.data(), bad.size(), &v, spec, &node, &origin),
               IDFORGE_OK)
         << bad;
     EXPECT_NE(std::string(idforge_last_error()).find("not a system identifier and a timeline"),
               std::string::npos)
+        << idforge_last_error();
+  }
+  EXPECT_EQ(origin.backup_id, 0U);  // none written: none read
+}
+
+// A data directory started from a base backup records that backup beside system and timeline
+// (a copy started as is stays on the old primary's timeline): read back, and refused when it
+// is 0, malformed or not the last line.
+TEST(CMarkFile, RecordsTheBaseBackupAndReadsItBack) {
+  const auto p = prepare("twitter", 7);
+  const idforge_mark_origin written{7301234567890123456ULL, 1, 99887766554433ULL};
+  char text[256 + 128];
+  const int n = format_mark(p, 1764547200999, &written, text, sizeof(text));
+  ASSERT_GT(n, 0);
+  EXPECT_NE(std::string(text).find("\ntimeline 1\nbackup 99887766554433\n"), std::string::npos)
+      << text;
+  std::int64_t v = 0, node = -1;
+  idforge_mark_origin origin{0, 0, 0};
+  char spec[256] = "";
+  ASSERT_EQ(
+      idforge_snowflake_mark_parse(text, static_cast<std::size_t>(n), &v, spec, &node, &origin),
+      IDFORGE_OK)
+      << idforge_last_error();
+  EXPECT_EQ(origin.backup_id, written.backup_id);
+  EXPECT_EQ(origin.timeline, 1U);
+  const std::string head = "5\nlayout " + std::string(p.spec) + "\nnode 7\nsystem 1\ntimeline 1\n";
+  for (const std::string tail : {"backup 0\n", "backup x\n", "backup -1\n", "backup 1\nextra\n",
+                                 "extra\n", "backup 18446744073709551616\n"}) {
+    const std::string bad = head + tail;
+    EXPECT_EQ(idforge_snowflake_mark_parse(bad.data(), bad.size(), &v, spec, &node, &origin),
+              IDFORGE_E_PARSE_ERROR)
+        << bad;
+    EXPECT_NE(std::string(idforge_last_error()).find("base backup"), std::string::npos)
         << idforge_last_error();
   }
 }

@@ -182,6 +182,7 @@ static void idforge_shmem_startup(void) {
     shared->mark_node = -1;
     shared->mark_origin.system_id = 0;
     shared->mark_origin.timeline = 0;
+    shared->mark_origin.backup_id = 0;
     shared->params = sf_params;
     shared->lease_state = LEASE_ACQUIRING;
     shared->lease_gen = 0;
@@ -318,7 +319,7 @@ static void load_mark(void) {
   size_t n;
   int64 mark = IDFORGE_NO_UNIX_MS;
   int64 node = -1;
-  idforge_mark_origin origin = {0, 0};
+  idforge_mark_origin origin = {0, 0, 0};
   const idforge_snowflake_rule* p = &shared->params;
 
   f = AllocateFile(MARK_FILE, "r");
@@ -419,16 +420,47 @@ static void write_mark_file(int64 mark, const idforge_mark_origin* origin, int e
  * which is the only state in which anything here issues or writes the mark; the replay
  * timeline of GetXLogReplayRecPtr() is a standby's, and GetWALInsertionTimeLineIfSet()
  * arrived only in PostgreSQL 16. */
+/* The base backup this data directory was started from: PostgreSQL renames the backup's
+ * backup_label to backup_label.old when it starts from it, and the label names the backup's
+ * start location and time, so its hash (FNV-1a, 64 bits; never 0) tells one copy from another
+ * and from the primary, which has none (0). A base backup started as is, without
+ * recovery.signal, replays to consistency and goes on on the primary's own timeline: only this
+ * tells it from the primary. Read once per backend: the file is made before any backend runs. */
+static uint64 backup_identity(void) {
+  static bool known = false;
+  static uint64 id = 0;
+  FILE* f;
+  int c;
+
+  if (known) return id;
+  f = AllocateFile("backup_label.old", "r");
+  if (f == NULL) {
+    if (errno != ENOENT)
+      ereport(ERROR, (errcode_for_file_access(),
+                      errmsg("idforge: could not read \"backup_label.old\": %m"),
+                      errhint("It tells a server started from a base backup from the one the "
+                              "backup was taken of: the server's user must be able to read it.")));
+  } else {
+    id = UINT64CONST(14695981039346656037);
+    while ((c = fgetc(f)) != EOF) id = (id ^ (uint64)(unsigned char)c) * UINT64CONST(1099511628211);
+    FreeFile(f);
+    if (id == 0) id = 1;
+  }
+  known = true;
+  return id;
+}
+
 static void current_origin(idforge_mark_origin* origin) {
   origin->system_id = GetSystemIdentifier();
   origin->timeline = GetWALInsertionTimeLine();
+  origin->backup_id = backup_identity();
 }
 
 /* Whether the mark on disk lets a fixed node (no lease store) issue, outside recovery. */
 typedef enum MarkVerdict {
   MARK_OURS = 0,       /* written here, by this node (or it records neither node nor origin) */
   MARK_OTHER_NODE = 1, /* written here, by another idforge.node: a changed setting */
-  MARK_INHERITED = 2,  /* written by this node on another timeline or system: a copy */
+  MARK_INHERITED = 2,  /* written by this node on another timeline, system or backup: a copy */
 } MarkVerdict;
 
 /* The lock held. An inherited mark of another node is this server's own fix (a node of its
@@ -437,7 +469,8 @@ typedef enum MarkVerdict {
 static MarkVerdict mark_verdict(const idforge_mark_origin* here) {
   const bool inherited =
       shared->mark_origin.system_id != 0 && (shared->mark_origin.system_id != here->system_id ||
-                                             shared->mark_origin.timeline != here->timeline);
+                                             shared->mark_origin.timeline != here->timeline ||
+                                             shared->mark_origin.backup_id != here->backup_id);
 
   if (shared->mark_node < 0) return MARK_OURS;
   if ((uint64)shared->mark_node != shared->params.node)
@@ -473,6 +506,16 @@ static void fixed_gate(void) {
                            ", but idforge.node is now %s; nothing issued",
                            MARK_FILE, mark_node, node_setting),
                     errhint("%s", layout_hint)));
+  if (was.system_id == here.system_id && was.timeline == here.timeline)
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("idforge_snowflake(): the durable mark \"%s\" was written before this "
+                    "data directory was started from a base backup (backup_label.old), on the "
+                    "same timeline %u of database system " UINT64_FORMAT ": a copy of a running "
+                    "server shares its node ID (idforge.node = %s), and both would issue the "
+                    "same IDs; nothing issued",
+                    MARK_FILE, here.timeline, here.system_id, node_setting),
+             errhint("%s", inherited_hint)));
   ereport(
       ERROR,
       (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -988,7 +1031,7 @@ Datum pg_idforge_status(PG_FUNCTION_ARGS) {
   const char* state_word;
   char last_error[IDF_ERR_SIZE];
   char not_ready[IDF_ERR_SIZE + 128] = "";
-  idforge_mark_origin here = {0, 0}, mark_origin;
+  idforge_mark_origin here = {0, 0, 0}, mark_origin;
   int64 mark_node;
   MarkVerdict verdict = MARK_OURS;
 
@@ -1057,6 +1100,14 @@ Datum pg_idforge_status(PG_FUNCTION_ARGS) {
 
   if (standby)
     snprintf(not_ready, sizeof(not_ready), "a server in recovery (a standby) issues no IDs");
+  else if (verdict == MARK_INHERITED && mark_origin.system_id == here.system_id &&
+           mark_origin.timeline == here.timeline)
+    snprintf(not_ready, sizeof(not_ready),
+             "the durable mark was written before this data directory was started from a base "
+             "backup (backup_label.old), on the same timeline: a copy of a running server shares "
+             "its node ID %s; give this server its own idforge.node or use idforge.lease_store, "
+             "or, once the old server issues no more IDs, SELECT idforge_accept_mark()",
+             node_setting);
   else if (verdict == MARK_INHERITED)
     snprintf(not_ready, sizeof(not_ready),
              "the durable mark was written on timeline %u of database system " UINT64_FORMAT
@@ -1118,6 +1169,8 @@ Datum pg_idforge_status(PG_FUNCTION_ARGS) {
   json_int(&buf, "mark_timeline", (int64)mark_origin.timeline, 0);
   json_uint64_text(&buf, "system_identifier", here.system_id);
   json_int(&buf, "timeline", (int64)here.timeline, 0);
+  json_uint64_text(&buf, "mark_backup", mark_origin.backup_id);
+  json_uint64_text(&buf, "backup", here.backup_id);
   appendStringInfo(&buf, ", \"clock_behind_ms\": " INT64_FORMAT, behind_ms);
   appendStringInfo(&buf, ", \"now_unix_ms\": " INT64_FORMAT "}", now_ms);
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));

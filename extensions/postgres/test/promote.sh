@@ -14,16 +14,18 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 port_p=$((15456 + ${IDFORGE_PORT_OFFSET:-0}))
 port_s=$((15457 + ${IDFORGE_PORT_OFFSET:-0}))
 port_r=$((15458 + ${IDFORGE_PORT_OFFSET:-0}))
+port_c=$((15459 + ${IDFORGE_PORT_OFFSET:-0}))
 PGI_NAME=promote_primary PGI_PORT=$port_p
 # shellcheck source=pg_instance.sh
 . "$here/pg_instance.sh"
 pgi_need_installed
-use() {  # primary | standby | restored: the instance the pgi_* functions act on
+use() {  # primary | standby | restored | copy: the instance the pgi_* functions act on
   PGI_NAME="promote_$1"
   case "$1" in
     primary) PGI_PORT=$port_p ;;
     standby) PGI_PORT=$port_s ;;
     restored) PGI_PORT=$port_r ;;
+    copy) PGI_PORT=$port_c ;;
   esac
   pgi_dir="$IDFORGE_PG_WORK/$PGI_NAME"
   pgi_data="$pgi_dir/data"
@@ -31,7 +33,7 @@ use() {  # primary | standby | restored: the instance the pgi_* functions act on
 }
 cleanup() {
   local i
-  for i in primary standby restored; do use "$i"; pgi_stop immediate; done
+  for i in primary standby restored copy; do use "$i"; pgi_stop immediate; done
 }
 trap cleanup EXIT
 fails=0
@@ -195,6 +197,31 @@ check "primary: every ID carries node 7" \
   test "$(sql "SELECT count(*) FROM issued WHERE (id >> 12) & 1023 <> 7")" = 0
 primary_max="$(sql "SELECT max(id) FROM issued")"
 
+# 4b. A base backup started as is (no recovery.signal, no standby.signal) while the primary
+# runs: it replays to consistency and goes on on the primary's own timeline 1, with the same
+# system identifier; only its backup_label.old tells it from the primary. Before, it reported
+# ready and issued 631,473 of the primary's 1,000,000 IDs again.
+use primary
+sql "INSERT INTO carried SELECT idforge_snowflake() FROM generate_series(1, 1000)" >/dev/null
+backup copy
+pgi_start || fail_log
+until_primary || fail_log
+check "copy: on the primary's timeline 1" test "$(status timeline)" = 1
+check "copy: the same system" test "$(status system_identifier)" = "$system_id"
+out="$(try_sql "SELECT idforge_snowflake()")"
+check "copy: refuses ($out)" contains "$out" "was written before this data directory was started from a base backup"
+check "copy: nothing issued" contains "$out" "nothing issued"
+check "copy: the hint names the accept" contains "$out" "SELECT idforge_accept_mark()"
+check "copy: not ready" test "$(status ready)" = false
+check "copy: not_ready says why" contains "$(status not_ready)" "started from a base backup"
+check "copy: status names its backup" test -n "$(status backup)"
+use primary
+out="$(try_sql "SELECT idforge_snowflake()")"
+check "primary: still issues beside the copy ($out)" is_id "$out"
+check "primary: records no backup" test -z "$(status backup)"
+use copy
+pgi_stop immediate
+
 # 5. The backup restored to a new timeline refuses likewise; with the primary stopped for
 # good, a superuser accepts the mark, and it issues as node 7 above every ID the primary
 # issued, also after a restart.
@@ -220,6 +247,7 @@ check "restored: issues ($out)" is_id "$out"
 check "restored: as node 7" test "$(( (out >> 12) & 1023 ))" = 7
 check "restored: above every ID the primary issued" test "$out" -gt "$primary_max"
 check "restored: the mark is its own" contains "$(cat "$mark_file")" "timeline 2"
+check "restored: the mark records its backup" contains "$(cat "$mark_file")" "backup "
 out="$(try_sql "SELECT idforge_accept_mark()")"
 check "restored: a second accept has nothing to do ($out)" contains "$out" "nothing to accept"
 pgi_stop fast

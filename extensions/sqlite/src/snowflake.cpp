@@ -344,14 +344,14 @@ Source beside_database(sqlite3_context* ctx, std::uint64_t node) {
   // database, whose folder would not see this one's lock (two processes each held node 7 and
   // issued 254,376 equal IDs of 1.9 M). A symbolic link resolves to one name: SQLite opens
   // its target.
-  struct stat st{};
+  struct stat st {};
   if (::stat(file, &st) == 0 && st.st_nlink > 1)
     throw ArgumentError(
         "node " + n + ": the database file '" + shown(file) + "' has " +
         std::to_string(st.st_nlink) +
         " hard links, and the lease folder beside one of its names does not lock the others, so "
-        "a process that opens it by another name could issue with node " + n +
-        " too; give a lease store every process shares: idforge_node(" + n +
+        "a process that opens it by another name could issue with node " +
+        n + " too; give a lease store every process shares: idforge_node(" + n +
         ", 'file:/path/to/folder'), or remove the extra links");
   const std::string folder = std::string(file) + "-idforge";
   if (folder.find('?') != std::string::npos)

@@ -28,7 +28,10 @@ std::filesystem::path scratch_dir(const std::string& name) {
 TEST(SqliteLeaseBesideTheFile, ADatabaseWithAHardLinkIsRefusedNamingTheLinks) {
   const auto dir = scratch_dir("hardlink");
   const std::string a = (dir / "a.db").string(), b = (dir / "b.db").string();
-  { Db make(a); make.exec("CREATE TABLE t(x)"); }
+  {
+    Db make(a);
+    make.exec("CREATE TABLE t(x)");
+  }
   std::filesystem::create_hard_link(a, b);
   Db db(b);
   const std::string message = db.error("SELECT idforge_node(7)");
