@@ -1,8 +1,10 @@
 /* idforge for PostgreSQL: the C glue between the server and idforge's C ABI (idforge.h).
  *
  * idforge_snowflake() steps ONE generator per cluster: its state (last stamp and durable
- * mark) sits in shared memory behind an LWLock, so IDs are strictly increasing across all
- * backends and databases. Before it issues an ID whose tick ends after the mark on disk
+ * mark) sits in shared memory; a call steps the stamp by compare-and-swap without a lock
+ * while the mark and the lease's fence allow (fast_issue), and under an LWLock otherwise, so
+ * IDs are strictly increasing across all backends and databases. Before it issues an ID whose tick
+ * ends after the mark on disk
  * ($PGDATA/idforge_snowflake.mark), it writes a new mark idforge.reserve_ms ahead
  * (written, fsynced, renamed), and after a restart it resumes after that mark, so a crash
  * never makes it repeat an ID, even with the clock behind. The Snowflake rule itself is the
