@@ -170,7 +170,10 @@ typedef struct idforge_snowflake idforge_snowflake;
  *  layout spelled two ways, or two layouts that put the node's bits in the same place, make
  *  equal IDs): a second is IDFORGE_E_LEASE_ERROR naming the first ("held by a live generator
  *  of this process"); once the first is freed or released, a new handle on the node continues
- *  above the last ID it issued.
+ *  above the last tick it issued, under any layout (a layout with the same tick and time
+ *  placement and an epoch d ms later starts d ms on: it waits, or refuses as a clock behind).
+ *  Two layouts of the same tick and time placement whose node fields hold the same bits on
+ *  different node numbers are IDFORGE_E_INVALID_ARGUMENT naming both.
  *  lease_store takes the URLs of `idforge serve --lease`: file:DIR, redis://HOST:PORT,
  *  etcd://HOST:PORT[,...], static:N?state=DIR, ordinal:HOST?state=DIR (docs/LEASES.md; a
  *  static: or ordinal: URL with neither state= nor register= locks its node nowhere and is
@@ -449,7 +452,8 @@ IDFORGE_API idforge_status idforge_snowflake_rule_make(const char* layout, int64
  *  no mark (IDFORGE_NO_UNIX_MS) or it lies before the epoch. */
 IDFORGE_API uint64_t idforge_snowflake_resume_stamp(const idforge_snowflake_rule* rule,
                                                     int64_t mark_ms);
-/** One step of the Snowflake rule: the next ID after last, given the clock now_ms, the
+/** One step of the Snowflake rule (a last stamp past the layout's last tick is EXHAUSTED):
+ *  the next ID after last, given the clock now_ms, the
  *  persisted mark (every issued ID's tick ends at or before it; IDFORGE_NO_UNIX_MS: none),
  *  reserve_ms (how far past the tick a new mark reaches, so marks are written once per window)
  *  and max_wait_ms (a clock behind by more is BEHIND at once, whatever the tick length; by
@@ -480,9 +484,10 @@ IDFORGE_API idforge_status idforge_snowflake_mark_format(const idforge_snowflake
                                                          const idforge_mark_origin* origin,
                                                          char* out, size_t size, size_t* needed);
 /** Reads a mark file's text (len bytes): the form above (backup_id 0 without its line), the
- *  one without origin (*origin all 0), or the oldest, the mark alone (spec "", *node -1, origin 0,
- * 0). spec gets the recorded canonical spec (room for 256 bytes). Anything else is
- * IDFORGE_E_PARSE_ERROR naming the line and the rule. */
+ *  one without origin (*origin all 0), or the oldest, the mark alone (spec "", *node -1,
+ *  origin all 0). spec gets the recorded canonical spec (room for 256 bytes). Anything else
+ *  (a layout line that does not parse as a layout too) is IDFORGE_E_PARSE_ERROR naming the
+ *  line and the rule; the outputs are written on success only. */
 IDFORGE_API idforge_status idforge_snowflake_mark_parse(const char* text, size_t len,
                                                         int64_t* mark_ms, char spec[256],
                                                         int64_t* node, idforge_mark_origin* origin);

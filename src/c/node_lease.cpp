@@ -13,10 +13,14 @@
 #include "idforge/coord/lease_keeper.hpp"
 #include "idforge/coord/lease_url.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "node_registry.hpp"
 
 struct idforge_node_lease {
   idforge::Layout layout;
   std::unique_ptr<idforge::coord::LeaseKeeper> keeper;
+  // The node in this process's registry, as a Snowflake handle's: a lease and a handle (or
+  // two leases from two folders) on one node in one process would issue the same IDs.
+  idforge::c::NodeClaim claim;
 };
 
 namespace idforge::c {
@@ -67,14 +71,16 @@ idforge_status idforge_node_lease_acquire(const char* store, const char* layout,
   if (!info) return null_argument("idforge_node_lease_acquire", "info");
   *out = nullptr;
   return guard([&] {
-    auto lease =
-        std::make_unique<idforge_node_lease>(idforge_node_lease{c::layout_or_default(layout), {}});
+    auto lease = std::make_unique<idforge_node_lease>(
+        idforge_node_lease{c::layout_or_default(layout), {}, {}});
     coord::KeeperOptions options;
     options.renew_in_background = false;
     options.node = c::fixed(node);
     lease->keeper = std::make_unique<coord::LeaseKeeper>(
         coord::open_lease_store(store), lease->layout, SystemClock::instance(), options);
     lease->keeper->start();
+    // Refused here, the keeper's destructor gives the node back to the store.
+    lease->claim = c::NodeClaim::take(lease->layout, lease->keeper->acquired().node, store);
     c::fill(*lease->keeper, info);
     *out = lease.release();
     return IDFORGE_OK;
@@ -106,6 +112,7 @@ idforge_status idforge_node_lease_release(idforge_node_lease* lease, int64_t las
     SharedSnowflakeGenerator stand_in(owned->layout, owned->keeper->acquired().node, policy);
     owned->keeper->attach(&stand_in);
     owned->keeper->release();
+    owned->claim.end(last_unix_ms);
     return IDFORGE_OK;
   });
   try {

@@ -1,6 +1,7 @@
 // The process-wide node registry: at most one live Snowflake generator per node ID in a
-// process, whatever its layout or store and whatever face opened it (C, Python, Node, SQLite
-// all open generators through the C ABI), and a node opened again continues above the last time it
+// process, whatever its store and whatever face opened it (C, Python, Node, SQLite all open
+// generators through the C ABI); no two layouts whose node fields coincide issue in one process;
+// and a node opened again, under its layout or another, continues above the last tick it
 // issued.
 //
 // Why here and not in the stores: a lock file or a store key tells processes apart, but two
@@ -23,7 +24,8 @@ class NodeClaim {
  public:
   /// Takes (layout, node) for a handle on store (its URL, for messages). Throws
   /// coord::LeaseError (held) naming the node, the layout and the live handle's store when
-  /// another handle of this process holds it.
+  /// another handle of this process holds it, and Error (invalid_argument) naming both layouts
+  /// when its bits coincide with another node of another layout used here.
   static NodeClaim take(const Layout& layout, std::uint64_t node, const std::string& store);
 
   NodeClaim() = default;

@@ -247,7 +247,8 @@ idforge_status idforge_snowflake_rebind(idforge_snowflake* gen, int64_t node) {
 
 idforge_status idforge_snowflake_release(idforge_snowflake* gen) {
   if (!gen) return null_argument("idforge_snowflake_release", "gen");
-  if (const idforge_status s = c::bound(*gen, "idforge_snowflake_release")) return s;
+  // Unbound (a failed rebind in a forked child): it holds nothing to give back.
+  if (!gen->leased) return IDFORGE_OK;
   return guard([&] {
     gen->leased->release();
     // The node is free in this process too; the generator stays (later calls fail) until

@@ -105,6 +105,12 @@ void idforge_snowflake_step_next(const idforge_snowflake_rule* r, uint64_t last,
   // back of 1.998 s on a 1 s tick is one tick, but waiting it out would take 999 ms.
   const c::Gen::Limits lim{r->sequence_bits, r->max_tick, 0,
                            (wait_bound + r->tick_ms - 1) / r->tick_ms};
+  // A stamp past the layout's last tick (all ones as "none yet", memory that was never a
+  // stamp) would wrap to tick 0 in last + 1: nothing can follow it.
+  if ((last >> r->sequence_bits) > r->max_tick) {
+    *out = idforge_snowflake_step{IDFORGE_STEP_EXHAUSTED, 0, 0, IDFORGE_NO_UNIX_MS, 0, 0};
+    return;
+  }
   const auto step = c::Gen::advance(last, now_tick, lim);
   *out = idforge_snowflake_step{IDFORGE_STEP_ISSUE, 0, 0,
                                 IDFORGE_NO_UNIX_MS, 0, step.behind * r->tick_ms};
@@ -198,6 +204,14 @@ idforge_status idforge_snowflake_mark_parse(const char* text, size_t len, int64_
         return bad("mark file after '" + c::shown(first) + "' holds '" + c::shown(l) + "' / '" +
                    c::shown(n) + "', not a layout and a node");
       recorded = l.substr(7);
+      // The canonical spec of a layout: anything else (bytes that are not text, a spec that
+      // does not parse) was not written by idforge_snowflake_mark_format.
+      try {
+        (void)parse_layout(recorded);
+      } catch (const Error& e) {
+        return bad("mark file's layout line '" + c::shown(l) + "' is not a layout (" + e.what() +
+                   ")");
+      }
       // Written by a version that records where: both lines or neither. A system identifier
       // is never 0 and timelines start at 1, so 0 stays free for "not recorded".
       if (!s.empty()) {

@@ -100,6 +100,32 @@ TEST_F(CNodeLease, ALockFileDeletedByHandIsLostAndFenced) {
   EXPECT_EQ(idforge_node_lease_release(la, IDFORGE_NO_UNIX_MS), IDFORGE_OK) << idforge_last_error();
 }
 
+// A caller-renewed lease counts in the process's node registry, as a Snowflake handle does: a
+// handle, or a second lease from another folder, on its node in the same process is refused
+// (both were accepted, two issuers on node 3).
+TEST_F(CNodeLease, ALeaseHoldsItsNodeInTheProcessRegistry) {
+  idforge_node_lease_info a{}, b{};
+  idforge_node_lease* la = nullptr;
+  ASSERT_EQ(idforge_node_lease_acquire(url_.c_str(), "twitter", 93, &la, &a), IDFORGE_OK)
+      << idforge_last_error();
+  idforge_snowflake* h = nullptr;
+  EXPECT_EQ(idforge_snowflake_new("twitter", 93, nullptr, &h), IDFORGE_E_LEASE_ERROR);
+  EXPECT_NE(std::string(idforge_last_error()).find("held by a live generator of this process"),
+            std::string::npos)
+      << idforge_last_error();
+  const std::string other = "file:" + (dir_ / "other").string();
+  idforge_node_lease* lb = nullptr;
+  EXPECT_EQ(idforge_node_lease_acquire(other.c_str(), "twitter", 93, &lb, &b),
+            IDFORGE_E_LEASE_ERROR);
+  EXPECT_EQ(lb, nullptr);
+  const std::int64_t last = now_ms();
+  ASSERT_EQ(idforge_node_lease_release(la, last), IDFORGE_OK) << idforge_last_error();
+  // Released, the node is free in the process, and continues above the lease's last tick.
+  ASSERT_EQ(idforge_node_lease_acquire(other.c_str(), "twitter", 93, &lb, &b), IDFORGE_OK)
+      << idforge_last_error();
+  EXPECT_EQ(idforge_node_lease_release(lb, IDFORGE_NO_UNIX_MS), IDFORGE_OK);
+}
+
 TEST(CNodeLeaseCheck, BadUrlsAreNamed) {
   EXPECT_NE(idforge_node_lease_check("nosuch://x", "twitter", -1), IDFORGE_OK);
   EXPECT_NE(std::string(idforge_last_error()).find("nosuch"), std::string::npos)

@@ -139,6 +139,18 @@ TEST(CSnowflakeRule, AStepBackBeyondTheBoundIsRefusedAtOnceOnALongTick) {
   EXPECT_EQ(s.stamp, stamp + 1);
 }
 
+// A stamp past the layout's last tick (all ones, the "none yet" of some callers) is EXHAUSTED;
+// last + 1 wrapped to tick 0 and issued a low ID before.
+TEST(CSnowflakeRule, AStampPastTheLastTickIsExhaustedNotWrapped) {
+  const auto p = prepare("twitter", 7);
+  idforge_snowflake_step s{};
+  idforge_snowflake_step_next(&p, UINT64_MAX, IDFORGE_NO_UNIX_MS, kNow, 1000, 5000, &s);
+  EXPECT_EQ(s.kind, IDFORGE_STEP_EXHAUSTED);
+  idforge_snowflake_step_next(&p, (p.max_tick + 1) << p.sequence_bits, IDFORGE_NO_UNIX_MS, kNow,
+                              1000, 5000, &s);
+  EXPECT_EQ(s.kind, IDFORGE_STEP_EXHAUSTED);
+}
+
 TEST(CSnowflakeRule, FullTickWaitsForTheNext) {
   const auto p = prepare("time=52,dc=0,worker=10,seq=1,tick=10ms", 0);
   std::uint64_t stamp = 0;
@@ -210,6 +222,7 @@ TEST(CMarkFile, RecordsLayoutAndNodeAndReadsThemBack) {
   EXPECT_EQ(idforge_layout_same("twitter", shifted.c_str()), 0);
   EXPECT_EQ(idforge_layout_same("twitter", "twitter"), 1);
   for (const char* bad : {"5\nlayout \nnode 1\n", "5\nlayout twitter\nnode x\n",
+                          "1\nlayout \xff\xfe\nnode 1\n", "1\nlayout time=99\nnode 1\n",
                           "5\nlayout twitter\n", "5\nlayout twitter\nnode 1\nextra\n"}) {
     EXPECT_NE(idforge_snowflake_mark_parse(bad, std::strlen(bad), &v, spec, &node, &origin),
               IDFORGE_OK)

@@ -67,7 +67,19 @@ test('one node, one live generator, whatever the layout or store', (t) => {
                   (e) => e.code === 'IDFORGE_LEASE_ERROR' &&
                          e.message.includes('node 44 is held by a live generator of this process'));
   }
+  const last = a.next();
   a.close();
+  // Reopened with the epoch 1 s later in another store: its IDs of now are twitter's of 1 s
+  // ago, so it refuses as a clock behind (or, a second on, issues above), never below: the first
+  // ID was below the last one before (773,000 of 2,226,000 repeated).
+  const shifted = new idforge.Snowflake({ layout: 'time=41,dc=5,worker=5,seq=12,epoch=1288834975657',
+                                          node: 44, leaseStore: `file:${leaseDir(t)}` });
+  try {
+    assert.ok(shifted.next() > last);
+  } catch (e) {
+    assert.equal(e.code, 'IDFORGE_CLOCK_MOVED_BACKWARDS', e.message);
+  }
+  shifted.close();
 });
 
 test('leased generators get distinct nodes, refuse a held one and give theirs back', (t) => {
