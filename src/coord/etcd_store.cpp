@@ -207,7 +207,7 @@ class EtcdStore final : public LeaseStore {
  private:
   static CommonSettings read_settings(const LeaseUrl& url) {
     url.allow_only({"ttl", "timeout", "dc", "nodes", "prefix"});
-    return common_settings(url, 10'000);
+    return network_settings(url, 10'000);
   }
   static std::string b64(std::string_view s) { return EtcdClient::encode64(s); }
   std::string node_key(std::uint64_t node) const {

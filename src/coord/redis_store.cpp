@@ -181,7 +181,7 @@ class RedisStore final : public LeaseStore {
  private:
   static CommonSettings read_settings(const LeaseUrl& url) {
     url.allow_only({"ttl", "timeout", "dc", "nodes", "prefix"});
-    return common_settings(url, 10'000);
+    return network_settings(url, 10'000);
   }
   std::string node_key(std::uint64_t node) const {
     return prefix_ + "node:" + std::to_string(node);

@@ -32,6 +32,22 @@ CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms)
   return s;
 }
 
+CommonSettings network_settings(const LeaseUrl& url, std::int64_t default_ttl_ms) {
+  CommonSettings s = common_settings(url, default_ttl_ms);
+  if (!url.param("timeout")) {
+    s.timeout_ms = std::max<std::int64_t>(10, std::min<std::int64_t>(2000, s.ttl_ms / 4));
+  } else if (s.timeout_ms * 3 > s.ttl_ms) {
+    throw LeaseError(LeaseFailure::rejected, url.text,
+                     "timeout=" + std::to_string(s.timeout_ms) +
+                         " ms is more than a third of ttl=" + std::to_string(s.ttl_ms) +
+                         " ms: a holder renews every third of the TTL, and a renewal that waits "
+                         "this long for one member leaves no time to try another before the "
+                         "lease runs out; give timeout at most " +
+                         std::to_string(s.ttl_ms / 3) + " ms, or a longer ttl");
+  }
+  return s;
+}
+
 NodeRange node_range(const CommonSettings& s, const Layout& layout, const std::string& store) {
   NodeRange r;
   std::uint64_t span = layout.node_count();

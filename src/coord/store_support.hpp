@@ -38,6 +38,13 @@ struct CommonSettings {
 /// Reads ttl (default_ttl_ms if absent), timeout, dc and nodes from url.
 CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms);
 
+/// Settings of a store reached over the network (Redis, etcd): the request timeout fits the
+/// TTL. A holder renews every third of the TTL; a request that may wait longer than that could
+/// see the lease run out while it waits for one member, with no time left to try another (a
+/// 2 s timeout under a 3 s TTL lost leases to 2.1 s partitions). An absent timeout is
+/// min(2000, ttl / 4); one given above ttl / 3 is refused naming both and the rule.
+CommonSettings network_settings(const LeaseUrl& url, std::int64_t default_ttl_ms);
+
 /// The range for layout: all workers of datacenter dc (or all node IDs), capped.
 /// Throws LeaseError(rejected) if dc does not fit the layout.
 NodeRange node_range(const CommonSettings& s, const Layout& layout, const std::string& store);

@@ -58,6 +58,26 @@ TEST(LeaseCheck, AStaticNodeMustFitTheLayoutAndMatchAFixedOne) {
   EXPECT_NO_THROW(open_lease_store("static:5?state=" + dir.path())->check(kTwitter, {}));
 }
 
+// A request timeout that leaves no time within a renewal period to try another member is
+// refused at once, naming both values and the bound (a 2 s timeout under a 3 s TTL lost leases
+// to partitions of 2.1 s); without a timeout it follows the TTL.
+TEST(LeaseCheck, ATimeoutAboveAThirdOfTheTtlIsRefused) {
+  for (const std::string url :
+       {"etcd://127.0.0.1:1?ttl=3000&timeout=2000", "redis://127.0.0.1:1?ttl=3000&timeout=1001"}) {
+    try {
+      open_lease_store(url);
+      ADD_FAILURE() << url << " was taken";
+    } catch (const LeaseError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("more than a third of ttl=3000 ms"), std::string::npos) << m;
+      EXPECT_NE(m.find("at most 1000 ms"), std::string::npos) << m;
+    }
+  }
+  EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000&timeout=1000"));
+  EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000"));  // timeout 750 ms
+  EXPECT_NO_THROW(open_lease_store("redis://127.0.0.1:1?ttl=300"));  // timeout 75 ms
+}
+
 TEST(LeaseCheck, AnUnreachableStoreIsNotContacted) {
   // Nothing listens on port 1: a check that tried would fail (or wait out its timeout).
   EXPECT_NO_THROW(open_lease_store("redis://127.0.0.1:1?timeout=100")->check(kTwitter, {}));

@@ -280,7 +280,8 @@ class SilentPort {
 TEST(LeaseCli, SigtermEndsAStartUpWaitingOnAStoreThatDoesNotAnswer) {
   NEED_CLI();
   SilentPort silent;
-  const std::string store = "redis://127.0.0.1:" + std::to_string(silent.port()) + "?timeout=60000";
+  const std::string store =
+      "redis://127.0.0.1:" + std::to_string(silent.port()) + "?ttl=200000&timeout=60000";
   ScratchDir dir;
   std::vector<std::vector<std::string>> runs = {{"lease", "acquire", "--store", store}};
   if (run_idforge({"serve", "--help"}).exit_code == 0)
