@@ -23,9 +23,14 @@ void global_init() {
   });
 }
 
-// gRPC status codes the gateway passes through that mean "try another member".
+// gRPC status codes the gateway passes through that mean "try another member". A member that
+// is stopping answers "the client connection is closing" (Canceled, HTTP 408) or "transport is
+// closing": its own gRPC connection is going, not the request's fault.
 bool retryable(int grpc_code, const std::string& message) {
   return grpc_code == 14 /* Unavailable */ || grpc_code == 4 /* DeadlineExceeded */ ||
+         grpc_code == 1 /* Canceled */ ||
+         message.find("connection is closing") != std::string::npos ||
+         message.find("transport is closing") != std::string::npos ||
          message.find("no leader") != std::string::npos ||
          message.find("leader changed") != std::string::npos ||
          message.find("timed out") != std::string::npos;
