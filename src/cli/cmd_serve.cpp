@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <thread>
@@ -313,7 +315,37 @@ void run_serve(const ServeArgs& a) {
       b->waiting("waiting-for-clock", words);
       begin_serving();
     };
-    leased = start_leased(url, layout, clock, how);
+    // No node ID free (a spare server) or the store not answering at start: serve waits,
+    // saying so on /readyz and in one line per new reason, and tries again until it holds
+    // one or a signal stops it. Exiting instead left a server down until something outside
+    // restarted it. A refusal (a fixed node held, a bad URL, a mark too far ahead) still ends
+    // start-up: trying again would not change its answer.
+    const auto retry = std::chrono::milliseconds(retry_start_ms(url));
+    std::string said;
+    for (;;) {
+      try {
+        leased = start_leased(url, layout, clock, how);
+        break;
+      } catch (const coord::LeaseError& e) {
+        if (e.reason() != coord::LeaseFailure::space_full &&
+            e.reason() != coord::LeaseFailure::unreachable)
+          throw;
+        b->waiting("waiting-for-node", e.what());
+        begin_serving();
+        if (said != e.what())
+          note(
+              fmt::format("idforge serve: no node ID yet: {}; trying again every {} ms; SIGINT or "
+                          "SIGTERM stops",
+                          e.what(), retry.count()));
+        said = e.what();
+        std::mutex m;
+        std::condition_variable_any cv;
+        std::unique_lock lock(m);
+        cv.wait_for(lock, how.stop, retry, [] { return false; });
+        if (how.stop.stop_requested())
+          throw coord::LeaseError(coord::LeaseFailure::cancelled, url, "stopped while waiting");
+      }
+    }
   } catch (const coord::LeaseError& e) {
     if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
     note(fmt::format("idforge serve: stopped by {} during start-up; nothing was issued",

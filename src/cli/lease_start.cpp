@@ -3,6 +3,9 @@
 #ifdef IDFORGE_HAVE_COORD
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "cli_support.hpp"
 #include "idforge/coord/lease_url.hpp"
 #include "idforge/time_format.hpp"
@@ -29,6 +32,12 @@ std::string with_local_state(const std::string& store_url, const std::string& st
   out += "state=" + state_dir;
   if (ttl_ms && !url.param("ttl")) out += "&ttl=" + std::to_string(*ttl_ms);
   return out;
+}
+
+std::int64_t retry_start_ms(const std::string& store_url) {
+  const coord::LeaseUrl url = coord::parse_lease_url(store_url);
+  const std::int64_t ttl = url.int_param("ttl", 10000, 1, std::numeric_limits<std::int64_t>::max());
+  return std::clamp<std::int64_t>(ttl / 6, 100, 1000);
 }
 
 std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,

@@ -38,6 +38,11 @@ bool keeps_no_state(const std::string& store_url);
 std::string with_local_state(const std::string& store_url, const std::string& state_dir,
                              std::optional<std::int64_t> ttl_ms = std::nullopt);
 
+/// How often `serve` tries again to take a node ID while none is free or the store does not
+/// answer at start: a sixth of the URL's ttl (default 10000), within 100..1000 ms, so a node
+/// freed by another holder is back in service well inside one TTL.
+std::int64_t retry_start_ms(const std::string& store_url);
+
 /// Acquires (fixed or any), reserves, waits (saying so) and returns the generator.
 /// Throws what LeasedSnowflakeGenerator throws.
 std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,

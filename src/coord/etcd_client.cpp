@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "idforge/coord/lease.hpp"
+#include "store_support.hpp"
 
 namespace idforge::coord::detail {
 namespace {
@@ -71,7 +72,7 @@ bool EtcdClient::attempt(std::size_t member, const std::string& path, const std:
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM in a multithreaded process
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms_));
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::min<std::int64_t>(timeout_ms_, 1000)));
+                   static_cast<long>(connect_timeout_ms(timeout_ms_)));
   const CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   const std::string where = ep.host + ":" + std::to_string(ep.port);

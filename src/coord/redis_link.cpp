@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "idforge/coord/lease.hpp"
+#include "store_support.hpp"
 
 namespace idforge::coord::detail {
 namespace {
@@ -61,13 +62,16 @@ RedisReply RedisLink::command(const std::vector<std::string>& args) {
   const std::string where = endpoint_.host + ":" + std::to_string(endpoint_.port);
   auto* ctx = static_cast<redisContext*>(ctx_);
   if (!ctx) {
-    ctx = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, timeout);
+    const std::int64_t connect_ms = connect_timeout_ms(timeout_ms_);
+    const timeval connect_timeout{static_cast<time_t>(connect_ms / 1000),
+                                  static_cast<suseconds_t>((connect_ms % 1000) * 1000)};
+    ctx = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, connect_timeout);
     if (!ctx || ctx->err) {
       const std::string why = ctx ? ctx->errstr : "out of memory";
       if (ctx) redisFree(ctx);
       throw LeaseError(LeaseFailure::unreachable, store_url_,
-                       "cannot connect to Redis at " + where + ": " + why + " (timeout " +
-                           std::to_string(timeout_ms_) + " ms)");
+                       "cannot connect to Redis at " + where + ": " + why + " (connect timeout " +
+                           std::to_string(connect_ms) + " ms)");
     }
     redisSetTimeout(ctx, timeout);
     if (!client_name_.empty()) {

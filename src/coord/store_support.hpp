@@ -42,8 +42,15 @@ CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms)
 /// TTL. A holder renews every third of the TTL; a request that may wait longer than that could
 /// see the lease run out while it waits for one member, with no time left to try another (a
 /// 2 s timeout under a 3 s TTL lost leases to 2.1 s partitions). An absent timeout is
-/// min(2000, ttl / 4); one given above ttl / 3 is refused naming both and the rule.
+/// min(1000, ttl / 8); one given above ttl / 3 is refused naming both and the rule.
 CommonSettings network_settings(const LeaseUrl& url, std::int64_t default_ttl_ms);
+
+/// How long a network store waits for a TCP connect: the request timeout, at most 250 ms.
+/// A connect is one round trip inside a cluster, and a SYN dropped by a partition is sent
+/// again only after a second, past the whole timeout: a connect begun just before the
+/// partition heals would fail anyway, so a short one leaves time for the next attempt (the
+/// next etcd member, the next renewal).
+std::int64_t connect_timeout_ms(std::int64_t timeout_ms);
 
 /// The range for layout: all workers of datacenter dc (or all node IDs), capped.
 /// Throws LeaseError(rejected) if dc does not fit the layout.

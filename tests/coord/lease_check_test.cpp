@@ -74,7 +74,7 @@ TEST(LeaseCheck, ATimeoutAboveAThirdOfTheTtlIsRefused) {
     }
   }
   EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000&timeout=1000"));
-  EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000"));  // timeout 750 ms
+  EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000"));  // timeout 375 ms
   EXPECT_NO_THROW(open_lease_store("redis://127.0.0.1:1?ttl=300"));  // timeout 75 ms
 }
 
