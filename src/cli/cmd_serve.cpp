@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <stop_token>
 #include <thread>
 
@@ -141,6 +142,23 @@ class DataFolderNodeLock {
  private:
   int fd_ = -1;
 };
+
+// The data folder's lock of node, shared by every generator of this process that holds it:
+// a lost node given up for another and later taken again (a spare's node, after the spare
+// lost it in turn) is this process's own, and a second flock() of it from a new open file
+// would refuse it (a refusal that, on the replacement's thread, used to end the process).
+std::shared_ptr<DataFolderNodeLock> lock_node_in_data_folder(const std::string& data,
+                                                             const std::string& leases,
+                                                             const std::string& url,
+                                                             std::uint64_t node) {
+  static std::mutex mu;
+  static std::map<std::uint64_t, std::weak_ptr<DataFolderNodeLock>> held;
+  std::lock_guard lock(mu);
+  if (auto mine = held[node].lock()) return mine;
+  auto fresh = std::make_shared<DataFolderNodeLock>(data, leases, url, node);
+  held[node] = fresh;
+  return fresh;
+}
 
 // The lease folder under the data folder, created if missing; a failure names both.
 std::string lease_folder(const std::string& data) {
@@ -315,14 +333,20 @@ void run_serve(const ServeArgs& a) {
       b->waiting("waiting-for-clock", words);
       begin_serving();
     };
-    // No node ID free (a spare server) or the store not answering at start: serve waits,
-    // saying so on /readyz and in one line per new reason, and tries again until it holds
-    // one or a signal stops it. Exiting instead left a server down until something outside
-    // restarted it. A refusal (a fixed node held, a bad URL, a mark too far ahead) still ends
-    // start-up: trying again would not change its answer.
+    // No node ID free (a spare server), the store not answering at start, or (for any free
+    // node) every free node's mark further ahead of this clock than start-up waits (a node
+    // freed by a host whose clock runs ahead): serve waits, saying so on /readyz and in one
+    // line per new reason, and tries again until it holds one or a signal stops it. Exiting
+    // instead left a server down until something outside restarted it. A refusal that trying
+    // again would not change (a fixed node held, a bad URL, a fixed node's own mark far
+    // ahead) still ends start-up.
     const auto retry = std::chrono::milliseconds(retry_start_ms(url));
-    std::string said;
+    const std::string scheme = coord::parse_lease_url(url).scheme;
+    const bool node_fixed = config.node || scheme == "static" || scheme == "ordinal";
+    std::string said;  // the kind of the reason last told: each new kind is told once
     for (;;) {
+      std::string why;
+      std::string kind;
       try {
         leased = start_leased(url, layout, clock, how);
         break;
@@ -330,21 +354,26 @@ void run_serve(const ServeArgs& a) {
         if (e.reason() != coord::LeaseFailure::space_full &&
             e.reason() != coord::LeaseFailure::unreachable)
           throw;
-        b->waiting("waiting-for-node", e.what());
-        begin_serving();
-        if (said != e.what())
-          note(
-              fmt::format("idforge serve: no node ID yet: {}; trying again every {} ms; SIGINT or "
-                          "SIGTERM stops",
-                          e.what(), retry.count()));
-        said = e.what();
-        std::mutex m;
-        std::condition_variable_any cv;
-        std::unique_lock lock(m);
-        cv.wait_for(lock, how.stop, retry, [] { return false; });
-        if (how.stop.stop_requested())
-          throw coord::LeaseError(coord::LeaseFailure::cancelled, url, "stopped while waiting");
+        why = e.what();
+        kind = coord::to_string(e.reason());
+      } catch (const ClockBackwardsError& e) {
+        if (node_fixed) throw;
+        why = e.what();
+        kind = "marks ahead";
       }
+      b->waiting("waiting-for-node", why);
+      begin_serving();
+      if (said != kind)
+        note(fmt::format(
+            "idforge serve: no node ID yet: {}; trying again every {} ms; SIGINT or SIGTERM stops",
+            why, retry.count()));
+      said = kind;
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock lock(m);
+      cv.wait_for(lock, how.stop, retry, [] { return false; });
+      if (how.stop.stop_requested())
+        throw coord::LeaseError(coord::LeaseFailure::cancelled, url, "stopped while waiting");
     }
   } catch (const coord::LeaseError& e) {
     if (e.reason() != coord::LeaseFailure::cancelled || !got_signal) throw;
@@ -353,7 +382,7 @@ void run_serve(const ServeArgs& a) {
     return;
   }
   const std::string leases = lease_folder(config.data);
-  const DataFolderNodeLock data_lock(config.data, leases, url, leased->node());
+  const auto data_lock = lock_node_in_data_folder(config.data, leases, url, leased->node());
   binding->attach(*leased);
   // A leased node that another holder took for good (a store that lost its state and a
   // newcomer on the node) is given up for another one of the same store; a fixed node
@@ -362,7 +391,11 @@ void run_serve(const ServeArgs& a) {
     binding->replace_lost_node_with([&config, &url, &layout, &clock, &stop, leases] {
       server::LeaseBinding::Replacement r;
       r.gen = start_leased(url, layout, clock, {"idforge serve", std::nullopt, stop.get_token()});
-      r.keep = std::make_shared<DataFolderNodeLock>(config.data, leases, url, r.gen->node());
+      try {
+        r.keep = lock_node_in_data_folder(config.data, leases, url, r.gen->node());
+      } catch (const CommandFailure& f) {  // the replacement runs on a thread of its own
+        throw std::runtime_error(f.message);
+      }
       return r;
     });
   node_text = fmt::format("{} {} in {}", config.node ? "fixed node" : "node", leased->node(), url);

@@ -131,6 +131,8 @@ void LeaseBinding::run_replacement(coord::LeasedSnowflakeGenerator* lost) {
     r = make_replacement_();
   } catch (const std::exception& e) {
     failure = e.what();
+  } catch (...) {  // nothing thrown here may end the process: the old node stays lost
+    failure = "an error of unknown type";
   }
   {
     std::lock_guard guard(refresh_mu_);

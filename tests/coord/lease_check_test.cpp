@@ -75,7 +75,28 @@ TEST(LeaseCheck, ATimeoutAboveAThirdOfTheTtlIsRefused) {
   }
   EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000&timeout=1000"));
   EXPECT_NO_THROW(open_lease_store("etcd://127.0.0.1:1?ttl=3000"));  // timeout 375 ms
-  EXPECT_NO_THROW(open_lease_store("redis://127.0.0.1:1?ttl=300"));  // timeout 75 ms
+  EXPECT_NO_THROW(open_lease_store("redis://127.0.0.1:1?ttl=300"));  // timeout 37 ms
+}
+
+// Without a timeout in the URL each request waits an eighth of the TTL, at most 1 s: the
+// error of a store that cannot be reached says which (nothing listens on port 1).
+TEST(LeaseCheck, TheDefaultTimeoutIsAnEighthOfTheTtlAtMostOneSecond) {
+  const auto said = [](const std::string& url) {
+    try {
+      open_lease_store(url)->acquire(kTwitter);
+    } catch (const LeaseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(acquired)");
+  };
+  std::string m = said("etcd://127.0.0.1:1?ttl=3000");
+  EXPECT_NE(m.find("within 375 ms each"), std::string::npos) << m;
+  m = said("etcd://127.0.0.1:1?ttl=60000");
+  EXPECT_NE(m.find("within 1000 ms each"), std::string::npos) << m;
+  m = said("redis://127.0.0.1:1?ttl=3000");  // a connect waits 250 ms at most
+  EXPECT_NE(m.find("(connect timeout 250 ms)"), std::string::npos) << m;
+  m = said("redis://127.0.0.1:1?ttl=800");
+  EXPECT_NE(m.find("(connect timeout 100 ms)"), std::string::npos) << m;
 }
 
 TEST(LeaseCheck, AnUnreachableStoreIsNotContacted) {

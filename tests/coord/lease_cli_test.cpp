@@ -16,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "run_command.hpp"
@@ -191,6 +192,181 @@ TEST(LeaseCli, ServeSaysWhatStartUpWaitsForServesHealthMeanwhileAndSigtermEndsIt
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s)
       << "SIGTERM waited for the start-up wait to end";
   EXPECT_EQ(code, 0);
+  const std::string rest = serve->read_rest(1s);
+  EXPECT_NE(rest.find("stopped by SIGTERM during start-up; nothing was issued"), std::string::npos)
+      << rest;
+}
+
+// A server with no node ID free (a spare) or a store that does not answer at start used to
+// exit, down until something outside restarted it. Now it serves /healthz, says on /readyz
+// what it waits for, and takes the node ID once its holder lets go.
+TEST(LeaseCli, ServeWithNoNodeIdFreeWaitsNotReadyAndTakesOneOnceItIsFreed) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  const std::string store = "file:" + dir.path() + "/shared?ttl=3000&nodes=1";
+  const auto port_of = [](const std::string& line) {
+    const auto at = line.find("http://127.0.0.1:");
+    return at == std::string::npos ? 0 : std::stoi(line.substr(at + 17));
+  };
+  auto first = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data",
+                             dir.path() + "/a", "--lease-store", store});
+  const auto line = first->read_line(30s);
+  ASSERT_TRUE(line && port_of(*line)) << line.value_or("(nothing)");
+  auto spare = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data",
+                             dir.path() + "/b", "--lease-store", store});
+  int port = 0;
+  std::string said;
+  for (int i = 0; i < 2; ++i) {
+    const auto l = spare->read_line(30s);
+    ASSERT_TRUE(l) << "the spare said nothing: " << said;
+    said += *l + "\n";
+    if (port_of(*l)) port = port_of(*l);
+  }
+  ASSERT_NE(port, 0) << said;
+  EXPECT_NE(said.find("no node ID yet: node-ID space full"), std::string::npos) << said;
+  EXPECT_NE(said.find("trying again every 500 ms"), std::string::npos) << said;
+  EXPECT_EQ(http_get(port, "/healthz").first, 200);
+  const auto [ready, why] = http_get(port, "/readyz");
+  EXPECT_EQ(ready, 503);
+  EXPECT_NE(why.find("\"cause\":\"waiting-for-node\""), std::string::npos) << why;
+  EXPECT_EQ(http_get(port, "/v1/ids/snowflake").first, 503);
+  first->signal(SIGTERM);
+  ASSERT_EQ(first->wait(30s), 0);
+  // Ready once it took the freed node ID: as long as that takes, within the test's bound.
+  int status = 0;
+  for (int i = 0; i < 600 && status != 200; ++i) {
+    status = http_get(port, "/readyz").first;
+    if (status != 200) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(status, 200) << "the spare never took the freed node ID";
+  EXPECT_EQ(http_get(port, "/v1/ids/snowflake").first, 200);
+  spare->signal(SIGTERM);
+  EXPECT_EQ(spare->wait(30s), 0);
+}
+
+// Found on the namespace cluster: a spare whose clock ran 2 s behind found the only free node
+// freed by a host 3 s ahead, its mark further ahead than start-up waits, and exited. Now it
+// waits, not ready, and takes the node once its clock is near enough to wait out the rest.
+TEST(LeaseCli, ServeWhoseClockIsFarBehindEveryFreeMarkWaitsAndTakesTheNodeLater) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  const std::int64_t ahead_ms = 6500;  // start-up waits at most 4 s (ttl 3000 + 1 s)
+  write_mark(dir.path() + "/shared", 0, ahead_ms);
+  const auto t0 = std::chrono::system_clock::now();
+  auto serve =
+      spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data", dir.path() + "/a",
+                    "--lease-store", "file:" + dir.path() + "/shared?ttl=3000&nodes=1"});
+  int port = 0;
+  std::string said;
+  for (int i = 0; i < 2; ++i) {
+    const auto l = serve->read_line(30s);
+    ASSERT_TRUE(l) << said;
+    said += *l + "\n";
+    if (const auto at = l->find("http://127.0.0.1:"); at != std::string::npos)
+      port = std::stoi(l->substr(at + 17));
+  }
+  ASSERT_NE(port, 0) << said;
+  EXPECT_NE(said.find("no node ID yet: every free node ID in"), std::string::npos) << said;
+  EXPECT_EQ(http_get(port, "/readyz").first, 503);
+  int status = 0;
+  for (int i = 0; i < 600 && status != 200; ++i) {
+    status = http_get(port, "/readyz").first;
+    if (status != 200) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(status, 200) << "never took the node once its clock came near the mark";
+  EXPECT_GE(std::chrono::system_clock::now() - t0, std::chrono::milliseconds(ahead_ms))
+      << "ready before the clock passed the mark";
+  EXPECT_EQ(http_get(port, "/v1/ids/snowflake").first, 200);
+  serve->signal(SIGTERM);
+  EXPECT_EQ(serve->wait(30s), 0);
+}
+
+// Found on the namespace cluster: a server that lost node A, took node B in its place, lost
+// B and was given A back ended with "terminate called": its own data-folder lock of A,
+// still held, refused A from a second open file, on the replacement's thread. Now the lock
+// is the process's, shared, and the server serves from A again.
+TEST(LeaseCli, ServeGivenBackANodeItLostEarlierServesFromIt) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  const std::string folder = dir.path() + "/shared";
+  const std::string store = "file:" + folder + "?ttl=1500&nodes=2";
+  // Both names of node N's lock gone: the next acquire of N is a newcomer's, and the holder
+  // finds its lease lost at its next renewal.
+  const auto unlink_lock = [&](int node) {
+    const std::string base = "node-" + std::to_string(node) + ".lock";
+    for (const auto& e : std::filesystem::directory_iterator(folder))
+      if (e.path().filename().string().rfind(base, 0) == 0) std::filesystem::remove(e.path());
+  };
+  const auto take = [&](int node) {
+    auto h = std::make_unique<Child>(std::vector<std::string>{IDFORGE_BINARY, "lease", "acquire",
+                                                              "--store", store, "--layout",
+                                                              "twitter", "--format", "json"});
+    const auto line = h->read_line(30s);
+    EXPECT_TRUE(line && line->find("\"node\":" + std::to_string(node)) != std::string::npos)
+        << line.value_or("(nothing)");
+    return h;
+  };
+  auto serve = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data",
+                             dir.path() + "/a", "--lease-store", store});
+  const auto line = serve->read_line(30s);
+  ASSERT_TRUE(line && line->find("http://127.0.0.1:") != std::string::npos)
+      << line.value_or("(nothing)");
+  const int port = std::stoi(line->substr(line->find("http://127.0.0.1:") + 17));
+  const auto node_served = [&] {
+    const auto [status, body] = http_get(port, "/v1/ids/snowflake");
+    return status == 200 ? static_cast<int>((std::stoull(body) >> 12) & 1023) : -1;
+  };
+  ASSERT_EQ(node_served(), 0);
+  auto other = take(1);  // node 1 held elsewhere
+  unlink_lock(0);
+  auto newcomer = take(0);  // node 0 taken from the server: lost; all held, nothing to move to
+  other->signal(SIGTERM);   // node 1 free: the server moves to it after one TTL
+  ASSERT_EQ(other->wait(30s), 0);
+  int node = -1;
+  for (int i = 0; i < 600 && node != 1; ++i) {
+    node = node_served();
+    if (node != 1) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(node, 1) << "never moved to the free node 1";
+  unlink_lock(1);
+  auto second = take(1);      // node 1 taken from it too
+  newcomer->signal(SIGTERM);  // node 0 free again: the server is given back its first node
+  ASSERT_EQ(newcomer->wait(30s), 0);
+  node = -1;
+  for (int i = 0; i < 600 && node != 0; ++i) {
+    node = node_served();
+    if (node != 0) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(node, 0) << "never served from node 0 again: " << serve->read_rest(1s);
+  EXPECT_FALSE(serve->wait(0s).has_value()) << "the server ended: " << serve->read_rest(1s);
+  second->signal(SIGTERM);
+  EXPECT_EQ(second->wait(30s), 0);
+  serve->signal(SIGTERM);
+  EXPECT_EQ(serve->wait(30s), 0);
+}
+
+// A store that does not listen at start: the same wait, saying why, and SIGTERM ends it.
+TEST(LeaseCli, ServeWithAStoreThatRefusesConnectionsWaitsAndSigtermEndsIt) {
+  NEED_CLI();
+  if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
+  ScratchDir dir;
+  const std::string store = "redis://127.0.0.1:" + std::to_string(free_port()) + "?ttl=3000";
+  auto serve = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
+                             "--lease-store", store});
+  std::string said;
+  for (int i = 0; i < 2; ++i) {
+    const auto l = serve->read_line(30s);
+    ASSERT_TRUE(l) << said;
+    said += *l + "\n";
+  }
+  EXPECT_NE(said.find("listening on"), std::string::npos) << said;
+  EXPECT_NE(said.find("no node ID yet: store unreachable (" + store + ")"), std::string::npos)
+      << said;
+  serve->signal(SIGTERM);
+  EXPECT_EQ(serve->wait(30s), 0);
   const std::string rest = serve->read_rest(1s);
   EXPECT_NE(rest.find("stopped by SIGTERM during start-up; nothing was issued"), std::string::npos)
       << rest;
