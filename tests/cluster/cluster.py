@@ -45,7 +45,7 @@ import topology  # noqa: E402
 
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 SERVE_PORT = 8080
-ETCD_FLAGS = ["--pre-vote", "--heartbeat-interval", "100", "--election-timeout", "1000"]
+ETCD_FLAGS = ["--pre-vote", "--heartbeat-interval", "50", "--election-timeout", "500"]
 
 HOSTS = {"e1": 11, "e2": 12, "e3": 13, "r1": 21, "s1": 31, "s2": 32, "s3": 33, "s4": 34,
          "p1": 41}
