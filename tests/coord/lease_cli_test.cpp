@@ -197,6 +197,30 @@ TEST(LeaseCli, ServeSaysWhatStartUpWaitsForServesHealthMeanwhileAndSigtermEndsIt
       << rest;
 }
 
+// The first `lines` lines a starting serve prints (at most 30 s each), and the port of its
+// "listening on" line (0 when none came).
+std::pair<int, std::string> start_lines(Child& serve, int lines) {
+  std::pair<int, std::string> out{0, ""};
+  for (int i = 0; i < lines; ++i) {
+    const auto l = serve.read_line(30s);
+    if (!l) break;
+    out.second += *l + "\n";
+    if (const auto at = l->find("http://127.0.0.1:"); at != std::string::npos)
+      out.first = std::stoi(l->substr(at + 17));
+  }
+  return out;
+}
+
+// GETs path every 50 ms until it answers `want`, for at most 30 s; the last status.
+long poll_until(int port, const std::string& path, long want) {
+  long status = 0;
+  for (int i = 0; i < 600 && status != want; ++i) {
+    status = http_get(port, path).first;
+    if (status != want) std::this_thread::sleep_for(50ms);
+  }
+  return status;
+}
+
 // A server with no node ID free (a spare) or a store that does not answer at start used to
 // exit, down until something outside restarted it. Now it serves /healthz, says on /readyz
 // what it waits for, and takes the node ID once its holder lets go.
@@ -205,24 +229,13 @@ TEST(LeaseCli, ServeWithNoNodeIdFreeWaitsNotReadyAndTakesOneOnceItIsFreed) {
   if (run_idforge({"serve", "--help"}).exit_code != 0) GTEST_SKIP() << "built without the server";
   ScratchDir dir;
   const std::string store = "file:" + dir.path() + "/shared?ttl=3000&nodes=1";
-  const auto port_of = [](const std::string& line) {
-    const auto at = line.find("http://127.0.0.1:");
-    return at == std::string::npos ? 0 : std::stoi(line.substr(at + 17));
-  };
   auto first = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data",
                              dir.path() + "/a", "--lease-store", store});
-  const auto line = first->read_line(30s);
-  ASSERT_TRUE(line && port_of(*line)) << line.value_or("(nothing)");
+  const auto [first_port, first_said] = start_lines(*first, 1);
+  ASSERT_NE(first_port, 0) << first_said;
   auto spare = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data",
                              dir.path() + "/b", "--lease-store", store});
-  int port = 0;
-  std::string said;
-  for (int i = 0; i < 2; ++i) {
-    const auto l = spare->read_line(30s);
-    ASSERT_TRUE(l) << "the spare said nothing: " << said;
-    said += *l + "\n";
-    if (port_of(*l)) port = port_of(*l);
-  }
+  const auto [port, said] = start_lines(*spare, 2);
   ASSERT_NE(port, 0) << said;
   EXPECT_NE(said.find("no node ID yet: node-ID space full"), std::string::npos) << said;
   EXPECT_NE(said.find("trying again every 500 ms"), std::string::npos) << said;
@@ -234,12 +247,7 @@ TEST(LeaseCli, ServeWithNoNodeIdFreeWaitsNotReadyAndTakesOneOnceItIsFreed) {
   first->signal(SIGTERM);
   ASSERT_EQ(first->wait(30s), 0);
   // Ready once it took the freed node ID: as long as that takes, within the test's bound.
-  int status = 0;
-  for (int i = 0; i < 600 && status != 200; ++i) {
-    status = http_get(port, "/readyz").first;
-    if (status != 200) std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_EQ(status, 200) << "the spare never took the freed node ID";
+  EXPECT_EQ(poll_until(port, "/readyz", 200), 200) << "the spare never took the freed node ID";
   EXPECT_EQ(http_get(port, "/v1/ids/snowflake").first, 200);
   spare->signal(SIGTERM);
   EXPECT_EQ(spare->wait(30s), 0);
@@ -258,24 +266,12 @@ TEST(LeaseCli, ServeWhoseClockIsFarBehindEveryFreeMarkWaitsAndTakesTheNodeLater)
   auto serve =
       spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data", dir.path() + "/a",
                     "--lease-store", "file:" + dir.path() + "/shared?ttl=3000&nodes=1"});
-  int port = 0;
-  std::string said;
-  for (int i = 0; i < 2; ++i) {
-    const auto l = serve->read_line(30s);
-    ASSERT_TRUE(l) << said;
-    said += *l + "\n";
-    if (const auto at = l->find("http://127.0.0.1:"); at != std::string::npos)
-      port = std::stoi(l->substr(at + 17));
-  }
+  const auto [port, said] = start_lines(*serve, 2);
   ASSERT_NE(port, 0) << said;
   EXPECT_NE(said.find("no node ID yet: every free node ID in"), std::string::npos) << said;
   EXPECT_EQ(http_get(port, "/readyz").first, 503);
-  int status = 0;
-  for (int i = 0; i < 600 && status != 200; ++i) {
-    status = http_get(port, "/readyz").first;
-    if (status != 200) std::this_thread::sleep_for(50ms);
-  }
-  ASSERT_EQ(status, 200) << "never took the node once its clock came near the mark";
+  ASSERT_EQ(poll_until(port, "/readyz", 200), 200)
+      << "never took the node once its clock came near the mark";
   EXPECT_GE(std::chrono::system_clock::now() - t0, std::chrono::milliseconds(ahead_ms))
       << "ready before the clock passed the mark";
   EXPECT_EQ(http_get(port, "/v1/ids/snowflake").first, 200);
@@ -356,13 +352,8 @@ TEST(LeaseCli, ServeWithAStoreThatRefusesConnectionsWaitsAndSigtermEndsIt) {
   const std::string store = "redis://127.0.0.1:" + std::to_string(free_port()) + "?ttl=3000";
   auto serve = spawn_joined({"serve", "--port", "0", "--access-log", "off", "--data", dir.path(),
                              "--lease-store", store});
-  std::string said;
-  for (int i = 0; i < 2; ++i) {
-    const auto l = serve->read_line(30s);
-    ASSERT_TRUE(l) << said;
-    said += *l + "\n";
-  }
-  EXPECT_NE(said.find("listening on"), std::string::npos) << said;
+  const auto [port, said] = start_lines(*serve, 2);
+  EXPECT_NE(port, 0) << said;
   EXPECT_NE(said.find("no node ID yet: store unreachable (" + store + ")"), std::string::npos)
       << said;
   serve->signal(SIGTERM);
