@@ -13,7 +13,8 @@ stopped cleanly from the host whose clock is ahead; with Redis, the store paused
 Nothing restarts a server but the nemesis itself after a kill: there is no watchdog.
 checker.py then counts duplicates, order violations and handover overlaps (any of them fails
 the run), how long each fault kept each holder and the whole cluster from issuing, and
-whether every holder came back by itself.
+whether every holder came back by itself (a server that exited by itself, or a holder that
+never issued again while a node ID stayed out of service, fails the run).
 
 usage: cluster.py [--store etcd|redis] [--cycles N] [--out DIR] [--schedule FILE] ...
 Exit status: 0 held, 1 a check failed, 77 network namespaces are not allowed here (the
@@ -151,9 +152,15 @@ class Cluster:
                                 timeout=5)
             except subprocess.TimeoutExpired:
                 continue
-            if r.returncode == 0:
+            if r.returncode != 0:
+                continue
+            try:
                 s = json.loads(r.stdout)[0]["Status"]
-                out[m] = s["leader"] == s["header"]["member_id"]
+            except (ValueError, LookupError, TypeError):
+                continue
+            # A member without a leader (an election under way) answers with no "leader".
+            if "leader" in s:
+                out[m] = s["leader"] == s.get("header", {}).get("member_id")
         return out
 
     def leader(self, timeout=30):
@@ -384,6 +391,9 @@ def main():
         log("every node ID back in service" if back else "NOT every node ID back in 60 s")
         time.sleep(3)
         end = time.time() * 1000
+        # A server that ended by itself is down for good (nothing restarts it): a failure,
+        # even where every node ID is in service without it.
+        exited = {h: c.procs[h].poll() for h in SERVERS if c.procs[h].poll() is not None}
         open(c.stop_file, "w").close()
         for name in ["p1"] + ["c-" + h for h in SERVERS]:
             c.wait_exit(name, 30)
@@ -403,6 +413,9 @@ def main():
         report = checker.check(sources, c.faults, begin, end, a.nodes, skews=skews)
         report["store"], report["url"], report["etcd_flags"] = a.store, c.url, a.etcd_flags
         report["raw_faults"], report["begin"], report["end"] = c.faults, begin, end
+        report["servers_exited"] = exited
+        if exited:
+            report["ok"] = False
         with open(os.path.join(work, "report.json"), "w") as f:
             json.dump(report, f, indent=1)
         title = f"{a.store}, {len(c.faults)} faults, ttl {a.ttl} ms"
@@ -416,7 +429,7 @@ def main():
             print("cluster test FAILED: " + json.dumps(
                 {k: report[k] for k in ("duplicates", "order_violations", "handover_overlaps",
                                         "never_back", "nodes_in_service_at_end",
-                                        "duplicate_examples")}))
+                                        "servers_exited", "duplicate_examples")}))
     finally:
         c.kill_all()
         topology.sweep()

@@ -16,7 +16,7 @@
 // is gone (expired, another holder, its key or lock file deleted or replaced by hand), the
 // keeper fences the generator at once and status().lost is set.
 // Healing: a lost lease is taken again, the same node ID (the generator's bits name it), at
-// every later renewal attempt (background: from retry_ms, doubling to a third of the TTL).
+// every later renewal attempt (background: from retry_ms, doubling to a fifth of the TTL).
 // Taken again, it first stores a new reservation above its own and the store's mark, then
 // raises the generator's floor to the store's mark where that is above its own reservation
 // (another holder may have issued up to it meanwhile; one that started after the loss began
