@@ -31,17 +31,22 @@ sizes() {  # name -> server options that size it
 launch() {  # name port: installs if needed and starts in the background
   local name="$1" port="$2" dir
   dir="$(dir_of "$name")"
-  mkdir -p "$dir"
+  # Temporary tables in a folder of the instance's own, not the shared /tmp: a bootstrap once
+  # failed there ("Could not remove temporary table '/tmp/#sql-temptable-…', error: 2", then
+  # "Unknown table 'mysql.tmp_user_sys'") while other tests created and removed files in /tmp.
+  mkdir -p "$dir/tmp"
   if [ ! -d "$dir/db/mysql" ]; then
     # shellcheck disable=SC2046
     mariadb-install-db --user=root --datadir="$dir/db" --auth-root-authentication-method=normal \
-      --skip-test-db $(sizes "$name") >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; return 1; }
+      --skip-test-db --tmpdir="$dir/tmp" $(sizes "$name") >"$dir/install.log" 2>&1 ||
+      { cat "$dir/install.log" >&2; rm -rf "$dir/db"; return 1; }
   fi
   if ! running "$name"; then
     # Loopback-only TCP; root over TCP from 127.0.0.1 uses the passwordless root account.
     # shellcheck disable=SC2046
     nohup mariadbd --user=root --datadir="$dir/db" --socket="$(sock_of "$name")" --port="$port" \
       --bind-address=127.0.0.1 --pid-file="$(pidfile_of "$name")" --skip-name-resolve \
+      --tmpdir="$dir/tmp" \
       --innodb-flush-log-at-trx-commit=2 $(sizes "$name") \
       --log-error="$dir/error.log" >/dev/null 2>&1 &
   fi
