@@ -104,10 +104,16 @@ RedisReply RedisLink::command(const std::vector<std::string>& args) {
                          (why.empty() ? "connection closed" : why) + " (timeout " +
                          std::to_string(timeout_ms_) + " ms)");
   }
-  if (r->type == REDIS_REPLY_ERROR)
-    throw LeaseError(
-        LeaseFailure::rejected, store_url_,
-        "Redis at " + where + " answered " + args.front() + " with " + std::string(r->str, r->len));
+  if (r->type == REDIS_REPLY_ERROR) {
+    const std::string error(r->str, r->len);
+    // A server that cannot answer yet (loading its data set after a restart, a script
+    // running, a replica without its master) is a store not answering, tried again like a
+    // timeout; any other error is a refusal.
+    const bool not_yet = error.starts_with("LOADING") || error.starts_with("BUSY") ||
+                         error.starts_with("MASTERDOWN") || error.starts_with("TRYAGAIN");
+    throw LeaseError(not_yet ? LeaseFailure::unreachable : LeaseFailure::rejected, store_url_,
+                     "Redis at " + where + " answered " + args.front() + " with " + error);
+  }
   return copy(r.get());
 }
 

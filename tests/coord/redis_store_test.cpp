@@ -1,7 +1,14 @@
 // Against the shared Redis (IDFORGE_REDIS_URL) with a key prefix of the test's own, and
 // against a private redis-server where the test stops or freezes the server.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include <chrono>
 #include <thread>
@@ -46,6 +53,75 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
   EXPECT_ERRC_AS(LeaseError, LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
                  coord_errc::store_unreachable, "cannot connect to Redis at 127.0.0.1:", url);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+// A Redis that answers every command with one error line, as a server still loading its
+// data set from disk after a restart does ("-LOADING ..."). Serves until destroyed.
+class AnsweringRedis {
+ public:
+  explicit AnsweringRedis(std::string line) : line_(std::move(line)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(fd_, 8);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~AnsweringRedis() {
+    stop_ = true;
+    thread_.join();
+    close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  void serve() {
+    std::vector<int> clients;
+    while (!stop_) {
+      std::vector<pollfd> fds{{fd_, POLLIN, 0}};
+      for (const int c : clients) fds.push_back({c, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), 50) <= 0) continue;
+      if (fds[0].revents & POLLIN) clients.push_back(accept(fd_, nullptr, nullptr));
+      for (std::size_t i = 1; i < fds.size(); ++i) {
+        if (!(fds[i].revents & POLLIN)) continue;
+        char buf[4096];
+        if (read(fds[i].fd, buf, sizeof buf) > 0) {
+          // One answer per command: commands arrive one at a time from the store.
+          (void)!write(fds[i].fd, line_.data(), line_.size());
+        }
+      }
+    }
+    for (const int c : clients) close(c);
+  }
+  std::string line_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// A Redis restarted with a large data set answers "-LOADING" until it has read it: that is a
+// store not answering yet (serve waits and tries again), not a refusal (which ends start-up).
+TEST(RedisStore, AServerStillLoadingItsDataIsUnreachableNotARefusal) {
+  for (const char* line :
+       {"-LOADING Redis is loading the dataset in memory\r\n",
+        "-BUSY Redis is busy running a script\r\n", "-MASTERDOWN Link with MASTER is down\r\n"}) {
+    AnsweringRedis fake(line);
+    const std::string url =
+        "redis://127.0.0.1:" + std::to_string(fake.port()) + "?timeout=300&ttl=3000";
+    try {
+      open_lease_store(url)->acquire(kTwitter);
+      ADD_FAILURE() << "acquired from a server answering " << line;
+    } catch (const LeaseError& e) {
+      EXPECT_EQ(e.reason(), LeaseFailure::unreachable) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string(line).substr(1, 4)), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // Redis frozen for a while during operation: the generator pauses at its fence and resumes
