@@ -35,7 +35,7 @@ CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms)
 CommonSettings network_settings(const LeaseUrl& url, std::int64_t default_ttl_ms) {
   CommonSettings s = common_settings(url, default_ttl_ms);
   if (!url.param("timeout")) {
-    // An eighth of the TTL, at most 1 s: a holder renews every third of the TTL and, after a
+    // An eighth of the TTL, at most 1 s: a holder renews every fifth of the TTL and, after a
     // failure, every twelfth; a request sent into a partition waits its whole timeout even
     // when the partition heals meanwhile, so several attempts (each member once) must fit in
     // what is left of a lease. Measured on a namespace cluster (tests/cluster): at ttl=3000
@@ -46,9 +46,8 @@ CommonSettings network_settings(const LeaseUrl& url, std::int64_t default_ttl_ms
     throw LeaseError(LeaseFailure::rejected, url.text,
                      "timeout=" + std::to_string(s.timeout_ms) +
                          " ms is more than a third of ttl=" + std::to_string(s.ttl_ms) +
-                         " ms: a holder renews every third of the TTL, and a renewal that waits "
-                         "this long for one member leaves no time to try another before the "
-                         "lease runs out; give timeout at most " +
+                         " ms: a renewal that waits this long for one member leaves no time to "
+                         "try another before the lease runs out; give timeout at most " +
                          std::to_string(s.ttl_ms / 3) + " ms, or a longer ttl");
   }
   return s;

@@ -39,7 +39,7 @@ struct CommonSettings {
 CommonSettings common_settings(const LeaseUrl& url, std::int64_t default_ttl_ms);
 
 /// Settings of a store reached over the network (Redis, etcd): the request timeout fits the
-/// TTL. A holder renews every third of the TTL; a request that may wait longer than that could
+/// TTL. A holder renews every fifth of the TTL; a request that may wait longer than a third could
 /// see the lease run out while it waits for one member, with no time left to try another (a
 /// 2 s timeout under a 3 s TTL lost leases to 2.1 s partitions). An absent timeout is
 /// min(1000, ttl / 8); one given above ttl / 3 is refused naming both and the rule.
