@@ -411,17 +411,7 @@ TEST(LeaseCli, AFifoAsTheMarkEndsGenLeaseAndServeAtOnce) {
 // request to it waits for its whole timeout.
 class SilentPort {
  public:
-  SilentPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(fd_, 8);
-    socklen_t len = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-  }
+  SilentPort() { fd_ = listen_on_loopback(port_); }
   ~SilentPort() {
     for (const int a : accepted_) close(a);
     close(fd_);

@@ -60,15 +60,7 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
 class AnsweringRedis {
  public:
   explicit AnsweringRedis(std::string line) : line_(std::move(line)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    listen(fd_, 8);
-    socklen_t len = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = test::listen_on_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
   ~AnsweringRedis() {

@@ -82,6 +82,19 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
+int listen_on_loopback(int& port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  listen(fd, 8);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  port = ntohs(a.sin_port);
+  return fd;
+}
+
 PrivateRedis::PrivateRedis() : port_(free_port()) {
   url_ = "redis://127.0.0.1:" + std::to_string(port_);
 }

@@ -55,6 +55,10 @@ std::vector<std::uint64_t> read_ids(const std::string& path);
 /// status (0: no answer) and the body.
 std::pair<long, std::string> http_get(int port, const std::string& path);
 
+/// A listening TCP socket on 127.0.0.1 at a port the kernel picks (set into port); the
+/// caller closes it. For servers a test plays itself (silent, or answering one line).
+int listen_on_loopback(int& port);
+
 /// A free TCP port on 127.0.0.1 (bound and released; good enough for a test server).
 int free_port();
 
