@@ -56,7 +56,7 @@ void BM_PlainNext(benchmark::State& state) {
 }
 
 void BM_LeasedNext(benchmark::State& state) {
-  coord::LeasedSnowflakeGenerator gen(coord::open_lease_store(store_url("file")), kTwitter);
+  coord::SharedLeasedSnowflakeGenerator gen(coord::open_lease_store(store_url("file")), kTwitter);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 

@@ -45,7 +45,7 @@ void BM_SnowflakeNext(benchmark::State& state) {
 BENCHMARK(BM_SnowflakeNext);
 
 void BM_LocalSnowflakeNext(benchmark::State& state) {
-  UnsharedSnowflakeGenerator gen(unsaturated(), 0);
+  SnowflakeGenerator gen(unsaturated(), 0);
   for (auto _ : state) benchmark::DoNotOptimize(gen.next());
 }
 BENCHMARK(BM_LocalSnowflakeNext);

@@ -27,9 +27,6 @@
 
 namespace idforge {
 
-/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
-using KsuidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
-
 /// A KSUID. A regular value: copy, compare, hash.
 class Ksuid {
  public:
@@ -108,12 +105,6 @@ Ksuid compose_ksuid(std::int64_t unix_seconds, const Ksuid::Payload& payload);
 /// Thread-safe and fork-safe (the CSPRNG reseeds in a child); stateless, so KSUID has no
 /// generator class and no Shared variant. Throws as compose_ksuid does.
 Ksuid new_ksuid(Clock& clock = SystemClock::instance());
-
-/// The former name of compose_ksuid().
-[[deprecated("use compose_ksuid()")]] inline Ksuid make_ksuid(std::int64_t unix_seconds,
-                                                              const Ksuid::Payload& payload) {
-  return compose_ksuid(unix_seconds, payload);
-}
 
 }  // namespace idforge
 

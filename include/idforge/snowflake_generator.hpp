@@ -1,14 +1,26 @@
-// SharedSnowflakeGenerator: a lock-free, thread-safe Snowflake generator, and
-// UnsharedSnowflakeGenerator, the same generator for one thread (no locked instructions).
-// (Names: see the aliases at the end of this file.)
+// SnowflakeGenerator, a Snowflake generator for one thread (no locked instructions), and
+// SharedSnowflakeGenerator, the same generator shared by any number of threads (lock-free).
+// The rule for every generator family: the plain name is for one thread, Shared... is
+// thread-safe.
+//
+// The generator is assembled from small parts, each in its own header:
+//   SnowflakeRule::advance (snowflake_rule.hpp)   the pure "what comes next" rule;
+//   detail::SnowflakeTicks, SnowflakeBits          tick arithmetic and an ID's bits;
+//     (detail/snowflake_stamp.hpp)
+//   detail::StampCell (detail/stamp_cell.hpp)      the one word of state, claimed by CAS;
+//   detail::SnowflakeFence (detail/...fence.hpp)   the last stamp a lease admits;
+//   detail::ForkGuard (detail/fork_guard.hpp)      refuse in a child until rebind();
+//   src/core/snowflake_refusal.cpp                 every refusal's error and message.
+// claim() in snowflake_generator.cpp puts them together: read the clock, guard, advance,
+// fence, claim.
 //
 // State is one 64-bit word, the "stamp" = tick << S | sequence (S = sequence bits; time +
 // sequence bits never exceed 64, so every stamp of every layout fits). Every ID comes from
 // a stamp that one call alone claimed (a compare-and-swap in the shared generator), and the
 // stamp only moves up, so no two calls on any thread get the same stamp, and stamp order is
 // ID order. What the next stamp is, given the last one and the clock, is the pure function
-// advance(); every call (next() and next_batch()) then takes the same path: read the clock,
-// check fork and epoch, advance, claim, check the claim against the fence.
+// SnowflakeRule::advance(); every call (next() and next_batch()) then takes the same path: read the
+// clock, check fork and epoch, advance, claim, check the claim against the fence.
 //
 // Clock going back: the generator keeps its last tick. If the clock reads behind it by at
 // most policy.max_backward_wait_ms, it waits for the clock to catch up; beyond that it
@@ -39,9 +51,14 @@
 #include <system_error>
 
 #include "idforge/clock.hpp"
+#include "idforge/detail/fork_guard.hpp"
+#include "idforge/detail/snowflake_fence.hpp"
+#include "idforge/detail/snowflake_stamp.hpp"
+#include "idforge/detail/stamp_cell.hpp"
 #include "idforge/error.hpp"
 #include "idforge/snowflake.hpp"
 #include "idforge/snowflake_layout.hpp"
+#include "idforge/snowflake_rule.hpp"
 
 namespace idforge {
 
@@ -77,35 +94,11 @@ template <bool Shared>
 struct SnowflakeCalls;  // the call path, in snowflake_generator.cpp
 }  // namespace detail
 
-/// The generator; use the aliases SharedSnowflakeGenerator (shared by threads) and
-/// UnsharedSnowflakeGenerator (one thread only).
+/// The generator; use the names SnowflakeGenerator (one thread) and
+/// SharedSnowflakeGenerator (any number of threads) at the end of this file.
 template <bool Shared>
 class BasicSnowflakeGenerator {
  public:
-  /// The outcome of one step of the state machine (see advance()).
-  struct Step {
-    enum class Kind : std::uint8_t { issue, wait, refuse_backwards, time_exhausted, before_epoch };
-    Kind kind;
-    std::uint64_t stamp;      ///< issue: the new stamp
-    std::int64_t until_tick;  ///< wait: the tick the clock must reach
-    std::int64_t behind;  ///< wait / refuse: ticks the clock is behind the last tick (<=0: none)
-  };
-  /// Limits advance() works within, in ticks; derived from layout and policy.
-  struct Limits {
-    int sequence_bits;
-    std::uint64_t max_tick;
-    std::int64_t borrow_ticks;
-    std::int64_t backward_wait_ticks;
-  };
-
-  /// The whole "what comes next" rule: given the last stamp and the clock's tick, the next
-  /// stamp is max(last + 1, now << S) if its tick is at most now + borrow; otherwise wait or
-  /// refuse. Refuses (time_exhausted) rather than go past the last stamp the layout holds,
-  /// and checks now against max_tick before any shift. Pure; the generator and its tests
-  /// share it.
-  static constexpr Step advance(std::uint64_t last, std::int64_t now_tick,
-                                const Limits& lim) noexcept;
-
   /// Validates node against the layout (errc::node_out_of_range), the policy
   /// (errc::invalid_argument), the layout's epoch against the clock (errc::epoch_in_future)
   /// and the time field against the clock (errc::time_exhausted, naming the date it ran
@@ -152,14 +145,12 @@ class BasicSnowflakeGenerator {
   /// afterwards: fence, then read last_unix_ms(), and the mark read covers everything.
   void set_fence_unix_ms(std::int64_t unix_ms) noexcept;
   /// The fence last set (max(): none).
-  std::int64_t fence_unix_ms() const noexcept {
-    return fence_unix_ms_.load(std::memory_order_acquire);
-  }
+  std::int64_t fence_unix_ms() const noexcept { return fence_.unix_ms(); }
 
   /// From now on issue only above unix_ms (its whole tick counts as used), as
   /// SnowflakePolicy::issued_up_to_unix_ms does at construction: for a node ID taken again
   /// after another holder may have issued with it up to that mark. Never lowers the state.
-  /// Thread-safe in SharedSnowflakeGenerator.
+  /// Thread-safe in both.
   void raise_floor_unix_ms(std::int64_t unix_ms) noexcept;
 
   /// Gives the generator a node ID of its own in a child process forked after it was
@@ -175,89 +166,29 @@ class BasicSnowflakeGenerator {
 
   // Read on every call; kept together at the front.
   ClockRef clock_;
-  Limits limits_;
-  std::int64_t epoch_ms_;
-  std::int64_t tick_ms_;
-  double inv_tick_ms_;  // 1 / tick_ms_: a multiply instead of a 64-bit divide for ticks > 1 ms
-  int time_shift_, sequence_shift_;
-  std::uint64_t sequence_mask_;
-  std::uint64_t max_stamp_;                 // the last stamp the time field holds
-  std::atomic<std::uint64_t> node_bits_;    // node << node_shift, or'ed into every ID
-  std::atomic<std::uint64_t> fork_epoch_;   // the process generation that may issue
-  std::atomic<std::uint64_t> fence_stamp_;  // the last stamp the fence allows
+  SnowflakeRule::Limits limits_;
+  detail::SnowflakeTicks ticks_;
+  detail::SnowflakeBits bits_;
+  std::atomic<std::uint64_t> node_bits_;  // bits_.node_bits(node), or'ed into every ID
+  detail::ForkGuard fork_;
+  detail::SnowflakeFence fence_;
   // Read on slow paths only.
   std::atomic<std::uint64_t> node_;
-  std::atomic<std::int64_t> fence_unix_ms_{std::numeric_limits<std::int64_t>::max()};
   Layout layout_;
   SnowflakePolicy policy_;
   std::int64_t time_runs_out_ms_;
-  alignas(64) std::atomic<std::uint64_t> stamp_;
+  alignas(64) detail::StampCell<std::uint64_t, Shared> stamp_;
   alignas(64) std::atomic<std::uint64_t> exhausted_waits_{0}, backward_waits_{0},
       backward_refusals_{0};
   std::atomic<std::int64_t> max_ahead_ticks_{0};
 };
 
-// ---------------------------------------------------------------------------------------
-// The pure transition
-
-template <bool Shared>
-constexpr typename BasicSnowflakeGenerator<Shared>::Step BasicSnowflakeGenerator<Shared>::advance(
-    std::uint64_t last, std::int64_t now_tick, const Limits& lim) noexcept {
-  using Kind = typename Step::Kind;
-  const int S = lim.sequence_bits;
-  // One unsigned compare rejects both a negative tick and one past the time field, before
-  // the shift below could wrap.
-  if (static_cast<std::uint64_t>(now_tick) > lim.max_tick)
-    return {now_tick < 0 ? Kind::before_epoch : Kind::time_exhausted, 0, 0, 0};
-  const std::uint64_t floor = static_cast<std::uint64_t>(now_tick) << S;
-  const auto last_tick = static_cast<std::int64_t>(last >> S);
-  std::uint64_t cand = floor;
-  if (last >= floor) {
-    // last + 1 wraps only from the very last stamp (time + sequence = 64 bits), and from
-    // the last stamp of the field the next one would be a tick the field does not hold.
-    if (last == ((lim.max_tick << S) | ((std::uint64_t{1} << S) - 1)))
-      return {Kind::time_exhausted, 0, 0, last_tick - now_tick};
-    cand = last + 1;
-  }
-  const auto cand_tick = static_cast<std::int64_t>(cand >> S);
-  if (cand_tick - now_tick <= lim.borrow_ticks) return {Kind::issue, cand, 0, 0};
-  const std::int64_t behind = last_tick - now_tick;
-  if (behind > lim.borrow_ticks && behind - lim.borrow_ticks > lim.backward_wait_ticks)
-    return {Kind::refuse_backwards, 0, 0, behind};
-  return {Kind::wait, 0, cand_tick - lim.borrow_ticks, behind};
-}
-
-// Names (STYLE rule 5: the plain name is the single-threaded generator, Shared... the
-// thread-safe one). SnowflakeGenerator used to name the thread-safe generator; turning it
-// into the single-threaded one in place would silently make callers' shared generators racy,
-// so the move takes two releases:
-//   this release   SharedSnowflakeGenerator and UnsharedSnowflakeGenerator are the names;
-//                  SnowflakeGenerator (still thread-safe) and LocalSnowflakeGenerator are
-//                  deprecated, so every use of the old meaning gets a warning;
-//   next release   SnowflakeGenerator becomes BasicSnowflakeGenerator<false>.
-// Why "Unshared" and not the plain name or "Local": the plain name is still taken by the old
-// meaning, and "Local" read as node-local or thread-local. "Unshared" is the exact negation of
-// the rule's "Shared", so it cannot be misread, and it stays correct after the switch (then a
-// synonym of SnowflakeGenerator).
-
-/// Shared by any number of threads: one atomic word, lock-free.
-using SharedSnowflakeGenerator = BasicSnowflakeGenerator<true>;
 /// For one thread at a time (or behind the caller's own lock): no locked instructions. A
 /// fence set from another thread takes effect at its next call; the in-flight guarantee of
-/// set_fence_unix_ms() needs SharedSnowflakeGenerator. The next release names it
-/// SnowflakeGenerator as well.
-using UnsharedSnowflakeGenerator = BasicSnowflakeGenerator<false>;
-/// Deprecated: the thread-safe generator under its old name. The next release makes
-/// SnowflakeGenerator the single-threaded one; say SharedSnowflakeGenerator (thread-safe) or
-/// UnsharedSnowflakeGenerator (one thread) now.
-using SnowflakeGenerator [[deprecated(
-    "use SharedSnowflakeGenerator (thread-safe, what SnowflakeGenerator means today) or "
-    "UnsharedSnowflakeGenerator (one thread): the next release makes SnowflakeGenerator "
-    "the single-threaded one")]] = BasicSnowflakeGenerator<true>;
-/// Deprecated: the single-threaded generator under its old name.
-using LocalSnowflakeGenerator [[deprecated(
-    "use UnsharedSnowflakeGenerator (same type); SharedSnowflakeGenerator is the thread-safe "
-    "one")]] = BasicSnowflakeGenerator<false>;
+/// set_fence_unix_ms() needs SharedSnowflakeGenerator.
+using SnowflakeGenerator = BasicSnowflakeGenerator<false>;
+/// Shared by any number of threads: one atomic word, lock-free.
+using SharedSnowflakeGenerator = BasicSnowflakeGenerator<true>;
 
 extern template class BasicSnowflakeGenerator<true>;
 extern template class BasicSnowflakeGenerator<false>;

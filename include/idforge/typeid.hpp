@@ -35,9 +35,6 @@
 
 namespace idforge {
 
-/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
-using TypeIdParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
-
 /// Checks a TypeID prefix against the specification's rules; the position is within prefix.
 ParseStatus check_typeid_prefix(std::string_view prefix) noexcept;
 

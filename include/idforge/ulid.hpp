@@ -26,9 +26,6 @@
 
 namespace idforge {
 
-/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
-using UlidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
-
 class Ulid;
 IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_ulid(std::string_view text, Ulid& out) noexcept;
 

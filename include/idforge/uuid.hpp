@@ -40,9 +40,6 @@ enum class UuidVariant : std::uint8_t {
 /// Name of a variant: "NCS", "RFC 9562", "Microsoft", "future".
 const char* to_string(UuidVariant v) noexcept;
 
-/// The former name of ParseStatus (parse_status.hpp), kept for source compatibility.
-using UuidParseStatus [[deprecated("use idforge::ParseStatus")]] = ParseStatus;
-
 class Uuid;
 IDFORGE_TEXT_INLINE_ABI inline ParseStatus parse_uuid(std::string_view text, Uuid& out) noexcept;
 

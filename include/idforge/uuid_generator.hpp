@@ -57,15 +57,6 @@ inline Uuid new_uuid_v4() noexcept {
 /// Fills out with version 4 UUIDs (one CSPRNG read for the whole span).
 void new_uuid_v4_batch(std::span<Uuid> out) noexcept;
 
-/// The former name of new_uuid_v4().
-[[deprecated("use new_uuid_v4()")]] inline Uuid uuid_v4() noexcept {
-  return new_uuid_v4();
-}
-/// The former name of new_uuid_v4_batch().
-[[deprecated("use new_uuid_v4_batch()")]] inline void uuid_v4_batch(std::span<Uuid> out) noexcept {
-  new_uuid_v4_batch(out);
-}
-
 /// The v7 counter rule as pure functions of (last stamp, clock): see the header comment.
 struct UuidV7Stamp {
   using u128 = detail::u128;

@@ -1,5 +1,5 @@
 // Snowflake handles: a node ID leased from a store through the same path `idforge serve
-// --lease` takes (coord::open_lease_store + LeasedSnowflakeGenerator); a fixed node without a
+// --lease` takes (coord::open_lease_store + SharedLeasedSnowflakeGenerator); a fixed node without a
 // store is registered in the default lease folder, as `idforge gen --node` registers it.
 #include <cstdlib>
 #include <limits>
@@ -24,7 +24,7 @@
 // unique inside this process (node_registry.hpp).
 struct idforge_snowflake {
   // Null only in a forked child whose rebind failed: every call but rebind and free refuses.
-  std::unique_ptr<idforge::coord::LeasedSnowflakeGenerator> leased;
+  std::unique_ptr<idforge::coord::SharedLeasedSnowflakeGenerator> leased;
   std::optional<idforge::Layout> layout;  // set by open(); kept for a rebind after a failed one
   std::string unbound;                    // why leased is null (the failed rebind's message)
   std::string store_url;         // the lease store's URL (the default folder for a fixed node)
@@ -113,7 +113,7 @@ void open(idforge_snowflake& h, const Layout& layout, std::int64_t node) {
     claim = NodeClaim::take(layout, n, h.store_url);
     options.keeper.node = n;
   }
-  auto leased = std::make_unique<coord::LeasedSnowflakeGenerator>(
+  auto leased = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
       coord::open_lease_store(h.store_url), layout, policy(claim.floor_unix_ms()), options);
   if (!claim.held()) {
     // Two stores (file:/a, file:/b) may hand out the same node; the second one refuses here,

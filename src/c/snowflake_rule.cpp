@@ -1,6 +1,7 @@
 // The Snowflake rule over state the caller holds (idforge_snowflake_rule_*, _step_next, the
 // mark file's text): what a database that keeps its generator in shared memory steps with.
-// The decision is core's pure BasicSnowflakeGenerator::advance; this file adds only what the
+// The decision is core's pure SnowflakeRule::advance, the ID's bits and a tick's last stamp
+// core's SnowflakeBits and SnowflakeTicks; this file adds only what the
 // stateful generator does around it (the mark a tick needs, the wait decided in ms).
 #include <charconv>
 #include <cstdio>
@@ -10,14 +11,15 @@
 
 #include "c_support.hpp"
 #include "idforge/detail/printable.hpp"
+#include "idforge/detail/snowflake_stamp.hpp"
 #include "idforge/snowflake_generator.hpp"
+#include "idforge/snowflake_rule.hpp"
 
 static_assert(IDFORGE_NO_UNIX_MS == idforge::kNoUnixMs);
 
 namespace idforge::c {
 namespace {
 
-using Gen = UnsharedSnowflakeGenerator;
 constexpr std::size_t kSpecRoom = sizeof(idforge_snowflake_rule::spec);
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
@@ -27,6 +29,10 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
 
 std::int64_t tick_start_ms(const idforge_snowflake_rule& r, std::uint64_t tick) noexcept {
   return r.epoch_ms + static_cast<std::int64_t>(tick) * r.tick_ms;
+}
+
+detail::SnowflakeTicks ticks_of(const idforge_snowflake_rule& r) noexcept {
+  return detail::SnowflakeTicks::of(r.epoch_ms, r.tick_ms, r.sequence_bits, r.max_tick);
 }
 
 // Reads "key <unsigned>" exactly (no sign, no empty field, nothing after).
@@ -90,9 +96,7 @@ idforge_status idforge_snowflake_rule_make(const char* layout, int64_t node, int
 
 uint64_t idforge_snowflake_resume_stamp(const idforge_snowflake_rule* r, int64_t mark_ms) {
   if (!r || mark_ms == IDFORGE_NO_UNIX_MS || mark_ms < r->epoch_ms) return 0;
-  auto tick = static_cast<std::uint64_t>((mark_ms - r->epoch_ms) / r->tick_ms);
-  if (tick > r->max_tick) tick = r->max_tick;
-  return (tick << r->sequence_bits) | ((std::uint64_t{1} << r->sequence_bits) - 1);
+  return c::ticks_of(*r).used_through(mark_ms);
 }
 
 void idforge_snowflake_step_next(const idforge_snowflake_rule* r, uint64_t last, int64_t mark_ms,
@@ -103,25 +107,25 @@ void idforge_snowflake_step_next(const idforge_snowflake_rule* r, uint64_t last,
   const std::int64_t now_tick = c::floor_div(now_ms - r->epoch_ms, r->tick_ms);
   // Rounded up to whole ticks, as the generator does, and then decided in ms below: a step
   // back of 1.998 s on a 1 s tick is one tick, but waiting it out would take 999 ms.
-  const c::Gen::Limits lim{r->sequence_bits, r->max_tick, 0,
-                           (wait_bound + r->tick_ms - 1) / r->tick_ms};
+  const SnowflakeRule::Limits lim{r->sequence_bits, r->max_tick, 0,
+                                  (wait_bound + r->tick_ms - 1) / r->tick_ms};
   // A stamp past the layout's last tick (all ones as "none yet", memory that was never a
   // stamp) would wrap to tick 0 in last + 1: nothing can follow it.
   if ((last >> r->sequence_bits) > r->max_tick) {
     *out = idforge_snowflake_step{IDFORGE_STEP_EXHAUSTED, 0, 0, IDFORGE_NO_UNIX_MS, 0, 0};
     return;
   }
-  const auto step = c::Gen::advance(last, now_tick, lim);
+  const auto step = SnowflakeRule::advance(last, now_tick, lim);
   *out = idforge_snowflake_step{IDFORGE_STEP_ISSUE, 0, 0,
                                 IDFORGE_NO_UNIX_MS, 0, step.behind * r->tick_ms};
-  using Kind = c::Gen::Step::Kind;
+  using Kind = SnowflakeRule::Step::Kind;
   switch (step.kind) {
     case Kind::issue: {
       const std::uint64_t tick = step.stamp >> r->sequence_bits;
-      const std::uint64_t seq = step.stamp & ((std::uint64_t{1} << r->sequence_bits) - 1);
+      const auto bits = detail::SnowflakeBits::of(r->sequence_bits, r->time_shift, r->node_shift,
+                                                  r->sequence_shift);
       out->stamp = step.stamp;
-      out->id = static_cast<std::int64_t>((tick << r->time_shift) | (r->node << r->node_shift) |
-                                          (seq << r->sequence_shift));
+      out->id = static_cast<std::int64_t>(bits.id_of(step.stamp, bits.node_bits(r->node)));
       // The mark covers whole ticks: every ID issued so far ends by mark_ms. An ID of a later
       // tick needs a new mark on disk first; it reaches reserve_ms beyond the tick so the
       // next writes come once per window, not once per tick.

@@ -80,7 +80,7 @@ void run_snowflake(const SnowflakeArgs& a) {
 #ifdef IDFORGE_HAVE_COORD
   // A fixed node ID takes the same lease a leased one would (by default a file lock under
   // .data/leases), so the same node ID configured twice is refused instead of issuing twice.
-  std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> leased;
   // static:N and ordinal:HOST name the node themselves: no --node needed beside them.
   const std::string scheme = coord::parse_lease_url(a.lease_store).scheme;
   const bool store_names_node = a.lease_store_given && !a.node && !a.datacenter && !a.worker &&

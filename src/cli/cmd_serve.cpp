@@ -236,7 +236,7 @@ void run_serve(const ServeArgs& a) {
   std::unique_ptr<SharedSnowflakeGenerator> fixed;
   std::string node_text;
 #ifdef IDFORGE_SERVER_HAVE_LEASE
-  std::unique_ptr<coord::LeasedSnowflakeGenerator> leased;
+  std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> leased;
   std::unique_ptr<server::LeaseBinding> binding;
   // The embedded default: a file lock per node ID under the data folder, so instances on
   // one host never share a node ID (a fixed --node takes the same lock, and is refused while

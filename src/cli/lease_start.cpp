@@ -40,9 +40,10 @@ std::int64_t retry_start_ms(const std::string& store_url) {
   return std::clamp<std::int64_t>(ttl / 6, 100, 1000);
 }
 
-std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,
-                                                              const Layout& layout, Clock& clock,
-                                                              const LeasedStart& how) {
+std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> start_leased(const std::string& store_url,
+                                                                    const Layout& layout,
+                                                                    Clock& clock,
+                                                                    const LeasedStart& how) {
   coord::LeasedOptions options;
   options.keeper.node = how.node;
   options.stop = how.stop;
@@ -54,7 +55,7 @@ std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string&
     note(fmt::format("{}: {}; SIGINT or SIGTERM stops without issuing", how.who, words));
     if (how.on_wait) how.on_wait(words);
   };
-  auto gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+  auto gen = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
       coord::open_lease_store(store_url, clock), layout, clock, SnowflakePolicy{}, options);
   for (const coord::SkippedNode& s : gen->keeper().skipped())
     note(fmt::format(

@@ -44,10 +44,11 @@ std::string with_local_state(const std::string& store_url, const std::string& st
 std::int64_t retry_start_ms(const std::string& store_url);
 
 /// Acquires (fixed or any), reserves, waits (saying so) and returns the generator.
-/// Throws what LeasedSnowflakeGenerator throws.
-std::unique_ptr<coord::LeasedSnowflakeGenerator> start_leased(const std::string& store_url,
-                                                              const Layout& layout, Clock& clock,
-                                                              const LeasedStart& how);
+/// Throws what SharedLeasedSnowflakeGenerator throws.
+std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> start_leased(const std::string& store_url,
+                                                                    const Layout& layout,
+                                                                    Clock& clock,
+                                                                    const LeasedStart& how);
 
 }  // namespace idforge::cli
 #endif

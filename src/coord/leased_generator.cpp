@@ -12,16 +12,17 @@ constexpr std::int64_t kStartWaitSliceNs =
 
 }  // namespace
 
-LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store,
-                                                   const Layout& layout, SnowflakePolicy policy,
-                                                   const LeasedOptions& options)
-    : LeasedSnowflakeGenerator(std::move(store), layout, SystemClock::instance(), policy, options) {
-}
+SharedLeasedSnowflakeGenerator::SharedLeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store,
+                                                               const Layout& layout,
+                                                               SnowflakePolicy policy,
+                                                               const LeasedOptions& options)
+    : SharedLeasedSnowflakeGenerator(std::move(store), layout, SystemClock::instance(), policy,
+                                     options) {}
 
-LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store,
-                                                   const Layout& layout, Clock& clock,
-                                                   SnowflakePolicy policy,
-                                                   const LeasedOptions& options) {
+SharedLeasedSnowflakeGenerator::SharedLeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store,
+                                                               const Layout& layout, Clock& clock,
+                                                               SnowflakePolicy policy,
+                                                               const LeasedOptions& options) {
   KeeperOptions keeper_options = options.keeper;
   keeper_options.max_borrow_ms = std::max(keeper_options.max_borrow_ms, policy.max_borrow_ms);
   const std::int64_t reserve =
@@ -86,7 +87,7 @@ LeasedSnowflakeGenerator::LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> s
   keeper_->attach(generator_.get());
 }
 
-LeasedSnowflakeGenerator::~LeasedSnowflakeGenerator() {
+SharedLeasedSnowflakeGenerator::~SharedLeasedSnowflakeGenerator() {
   // Before generator_ goes: the keeper reads its last issued time as the final mark.
   try {
     keeper_->release();
@@ -94,12 +95,12 @@ LeasedSnowflakeGenerator::~LeasedSnowflakeGenerator() {
   }
 }
 
-void LeasedSnowflakeGenerator::rethrow_fenced(const Error& e) const {
+void SharedLeasedSnowflakeGenerator::rethrow_fenced(const Error& e) const {
   if (e.code() == errc::fenced) throw keeper_->fenced_error();
   throw;
 }
 
-Snowflake LeasedSnowflakeGenerator::next() {
+Snowflake SharedLeasedSnowflakeGenerator::next() {
   try {
     return generator_->next();
   } catch (const Error& e) {
@@ -107,7 +108,7 @@ Snowflake LeasedSnowflakeGenerator::next() {
   }
 }
 
-void LeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out) {
+void SharedLeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out) {
   try {
     generator_->next_batch(out);
   } catch (const Error& e) {
@@ -115,8 +116,8 @@ void LeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out) {
   }
 }
 
-std::size_t LeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out,
-                                                 std::error_code& error) noexcept {
+std::size_t SharedLeasedSnowflakeGenerator::next_batch(std::span<Snowflake> out,
+                                                       std::error_code& error) noexcept {
   return generator_->next_batch(out, error);
 }
 

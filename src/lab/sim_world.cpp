@@ -158,8 +158,7 @@ World::World(SimKind kind, std::int64_t start_ms)
     if (kind == SimKind::snowflake) {
       SnowflakePolicy policy;
       policy.max_backward_wait_ms = 0;  // refuse, as Twitter's generator does
-      mc.snowflake =
-          std::make_unique<UnsharedSnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
+      mc.snowflake = std::make_unique<SnowflakeGenerator>(page_layout(), m + 1, mc.clock, policy);
     } else if (kind == SimKind::uuid7) {
       mc.uuid7 = std::make_unique<UuidV7Generator>(mc.clock);
     }
@@ -245,8 +244,7 @@ void World::set_wait_policy(int machine, std::int64_t max_wait_ms) {
   policy.max_backward_wait_ms = max_wait_ms;
   if (mc.snowflake->last_unix_ms() != kNoUnixMs)
     policy.issued_up_to_unix_ms = mc.snowflake->last_unix_ms();
-  mc.snowflake =
-      std::make_unique<UnsharedSnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
+  mc.snowflake = std::make_unique<SnowflakeGenerator>(page_layout(), machine + 1, mc.clock, policy);
   mc.max_wait_ms = max_wait_ms;
   Entry e;
   e.type = Entry::Type::policy;

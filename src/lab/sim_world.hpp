@@ -92,7 +92,7 @@ class World {
     ManualClock clock;
     std::int64_t offset_ms = 0;
     std::int64_t max_wait_ms = 0;
-    std::unique_ptr<UnsharedSnowflakeGenerator> snowflake;
+    std::unique_ptr<SnowflakeGenerator> snowflake;
     std::unique_ptr<UuidV7Generator> uuid7;
   };
   // One request; next_ms: it comes 1 ms after the previous one (else in the same ms).

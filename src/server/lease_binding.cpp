@@ -9,11 +9,11 @@
 
 namespace idforge::server {
 
-LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
+LeaseBinding::LeaseBinding(Server& server, coord::SharedLeasedSnowflakeGenerator& gen,
                            std::chrono::milliseconds poll)
     : LeaseBinding(server, gen, server.clock(), poll) {}
 
-LeaseBinding::LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
+LeaseBinding::LeaseBinding(Server& server, coord::SharedLeasedSnowflakeGenerator& gen, Clock& clock,
                            std::chrono::milliseconds poll)
     : LeaseBinding(server, gen.generator().layout(), clock, poll) {
   attach(gen);
@@ -27,11 +27,11 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
   add_snowflake_kind(
       server, layout,
       [this]() -> const SharedSnowflakeGenerator* {
-        coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+        coord::SharedLeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
         return g ? &g->generator() : nullptr;
       },
       [this](std::span<Snowflake> out) {
-        coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+        coord::SharedLeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
         if (!g) throw Error(errc::fenced, "no node ID yet: start-up is still taking one");
         try {
           g->next_batch(out);
@@ -47,7 +47,7 @@ LeaseBinding::LeaseBinding(Server& server, const Layout& layout, Clock& clock,
       },
       "node from the lease");
   server.add_metrics_source([this](std::string& out) {
-    coord::LeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
+    coord::SharedLeasedSnowflakeGenerator* g = gen_ptr_.load(std::memory_order_acquire);
     if (!g) return;
     const coord::KeeperStatus s = g->keeper().status();
     out +=
@@ -83,7 +83,7 @@ void LeaseBinding::waiting(std::string cause, std::string reason) {
   server_.readiness()->set_not_ready(std::move(cause), std::move(reason));
 }
 
-void LeaseBinding::attach(coord::LeasedSnowflakeGenerator& gen) {
+void LeaseBinding::attach(coord::SharedLeasedSnowflakeGenerator& gen) {
   gen_ptr_.store(&gen, std::memory_order_release);
   refresh();
   thread_ = std::thread([this] {
@@ -123,7 +123,7 @@ void LeaseBinding::maybe_replace(const coord::KeeperStatus& s, std::int64_t now_
   replacing_ = std::thread([this, lost = &gen()] { run_replacement(lost); });
 }
 
-void LeaseBinding::run_replacement(coord::LeasedSnowflakeGenerator* lost) {
+void LeaseBinding::run_replacement(coord::SharedLeasedSnowflakeGenerator* lost) {
   const std::uint64_t old_node = lost->node();
   std::string failure;
   Replacement r;
@@ -146,7 +146,7 @@ void LeaseBinding::run_replacement(coord::LeasedSnowflakeGenerator* lost) {
                                "trying again in {} ms",
                                old_node, failure, lost->keeper().ttl_ms()));
     } else {
-      coord::LeasedSnowflakeGenerator* fresh = r.gen.get();
+      coord::SharedLeasedSnowflakeGenerator* fresh = r.gen.get();
       {
         std::lock_guard own(owned_mu_);
         owned_.push_back(std::move(r));

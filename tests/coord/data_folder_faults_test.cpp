@@ -99,7 +99,7 @@ TEST(DataFolderFaults, AFullDiskIsRefusedAtStartNamingIt) {
   NEED_MOUNT(disk);
   ASSERT_TRUE(disk.fill());
   try {
-    LeasedSnowflakeGenerator gen(open_lease_store("file:" + disk.path()), kTwitter);
+    SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + disk.path()), kTwitter);
     FAIL() << "started on a full disk, node " << gen.node();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
@@ -117,8 +117,8 @@ TEST(DataFolderFaults, ADiskFilledWhileHeldPausesAtTheStoredWindowThenResumes) {
   ManualClock clock(kT * kMs);
   LeasedOptions options;
   options.keeper.renew_in_background = false;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + disk.path() + "?ttl=3000"), kTwitter,
-                               clock, {}, options);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + disk.path() + "?ttl=3000"),
+                                     kTwitter, clock, {}, options);
   const Snowflake first = gen.next();
   const std::int64_t stored = mark_on_disk(disk.path(), gen.node());
   ASSERT_GE(stored, kT);

@@ -137,7 +137,7 @@ TEST(EtcdStore, NoMemberAnsweringIsUnreachableNamingEachMember) {
   const std::string url = "etcd://127.0.0.1:" + std::to_string(p1) +
                           ",127.0.0.1:" + std::to_string(p2) + "?timeout=300";
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_ERRC_AS(LeaseError, LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
+  EXPECT_ERRC_AS(LeaseError, SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
                  coord_errc::store_unreachable,
                  "127.0.0.1:" + std::to_string(p1) + ": Couldn't connect",
                  "127.0.0.1:" + std::to_string(p2));
@@ -149,10 +149,10 @@ TEST(EtcdStore, LeasedGeneratorIssuesAboveThePreviousHoldersMark) {
   const std::string url = prefixed(base, "nodes=1");
   std::uint64_t last = 0;
   {
-    LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
+    SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
     for (int i = 0; i < 100; ++i) last = gen.next().value();
   }
-  LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
   EXPECT_GE(gen.keeper().acquired().high_water_unix_ms,
             decompose(kTwitter, Snowflake(last)).unix_ms);
   EXPECT_GT(gen.next().value(), last);

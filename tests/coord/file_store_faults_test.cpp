@@ -130,8 +130,8 @@ TEST(FileStoreFaults, AHolderWhoseLockFileWasDeletedStopsIssuingAtItsNextRenewal
   ManualClock clock(kT * kMs);
   LeasedOptions options;
   options.keeper.renew_in_background = false;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
-                               options);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
+                                     options);
   gen.next();
   ASSERT_EQ(unlink((dir.path() + "/node-0.lock").c_str()), 0);
   EXPECT_FALSE(gen.keeper().renew());
@@ -151,8 +151,8 @@ TEST(FileStoreFaults, ALeaseLostToADeletedLockFileIsTakenAgainAtTheNextRenewal) 
   ManualClock clock(kT * kMs);
   LeasedOptions options;
   options.keeper.renew_in_background = false;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
-                               options);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock, {},
+                                     options);
   const std::uint64_t before = gen.next().value();
   ASSERT_EQ(unlink((dir.path() + "/node-0.lock").c_str()), 0);
   EXPECT_FALSE(gen.keeper().renew());
@@ -168,7 +168,7 @@ TEST(FileStoreFaults, ALeaseLostToADeletedLockFileIsTakenAgainAtTheNextRenewal) 
 // In the background the keeper heals by itself, within a few retries.
 TEST(FileStoreFaults, TheBackgroundKeeperTakesALostLeaseAgainByItself) {
   test::ScratchDir dir;
-  LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=300"), kTwitter);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path() + "?ttl=300"), kTwitter);
   const std::uint64_t before = gen.next().value();
   ASSERT_EQ(unlink((dir.path() + "/node-0.lock").c_str()), 0);
   // Waits as long as the keeper may take (bounded): the loss shows, then the heal.
@@ -245,7 +245,7 @@ TEST(FileStoreFaults, AFarFutureMarkOnNodeZeroMovesALeasedNodeOn) {
   write_file(dir.path() + "/node-0.mark", std::to_string(far) + "\n");
   ManualClock clock(kT * kMs);
   {
-    LeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock);
+    SharedLeasedSnowflakeGenerator gen(open_lease_store("file:" + dir.path()), kTwitter, clock);
     EXPECT_EQ(gen.node(), 1u);
     ASSERT_EQ(gen.keeper().skipped().size(), 1u);
     EXPECT_EQ(gen.keeper().skipped()[0].node, 0u);
@@ -259,9 +259,9 @@ TEST(FileStoreFaults, AFarFutureMarkOnNodeZeroMovesALeasedNodeOn) {
   EXPECT_EQ(kept, far) << "passing over node 0 changed its mark";
   LeasedOptions fixed;
   fixed.keeper.node = 0;
-  EXPECT_THROW(
-      LeasedSnowflakeGenerator(open_lease_store("file:" + dir.path()), kTwitter, clock, {}, fixed),
-      ClockBackwardsError);
+  EXPECT_THROW(SharedLeasedSnowflakeGenerator(open_lease_store("file:" + dir.path()), kTwitter,
+                                              clock, {}, fixed),
+               ClockBackwardsError);
 }
 
 // The whole folder deleted (`rm -rf`) under a live holder: the newcomer that re-creates it
@@ -274,14 +274,14 @@ TEST(FileStoreFaults, TheFolderDeletedUnderAHolderMakesTheNewcomerWaitAWindow) {
   ManualClock clock(kT * kMs);
   LeasedOptions by_hand;
   by_hand.keeper.renew_in_background = false;
-  LeasedSnowflakeGenerator a(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
+  SharedLeasedSnowflakeGenerator a(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
   EXPECT_EQ(a.keeper().status().store_reset_unix_ms, kNoMark) << "a fresh folder waited";
   EXPECT_EQ(a.start_wait_ms(), 0);
   const std::int64_t a_fence = a.keeper().fence_unix_ms();
   std::uint64_t last_a = 0;
   for (int i = 0; i < 100; ++i) last_a = a.next().value();
   std::filesystem::remove_all(folder);
-  LeasedSnowflakeGenerator b(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
+  SharedLeasedSnowflakeGenerator b(open_lease_store(url, clock), kTwitter, clock, {}, by_hand);
   EXPECT_EQ(b.node(), a.node());
   EXPECT_EQ(b.keeper().status().store_reset_unix_ms, kT);
   EXPECT_GE(b.start_wait_ms(), 3000);

@@ -62,7 +62,7 @@ class LeasedGenerator : public ::testing::Test {
 TEST_F(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelease) {
   std::int64_t last = 0;
   {
-    LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
+    SharedLeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
     EXPECT_EQ(read_mark(mark_file()), kT + 60000);  // reserved before the first ID
     clock.advance_ms(5);
     last = decompose(kTwitter, gen.next()).unix_ms;
@@ -73,7 +73,7 @@ TEST_F(LeasedGenerator, ReservesAWindowBeforeIssuingAndStoresTheExactMarkOnRelea
 }
 
 TEST_F(LeasedGenerator, DoesNotIssuePastTheReservedWindow) {
-  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock);
   clock.advance_ms(60'000);
   EXPECT_EQ(decompose(kTwitter, gen.next()).unix_ms, kT + 60'000);  // the mark itself is reserved
   clock.advance_ms(1);
@@ -92,7 +92,7 @@ TEST_F(LeasedGenerator, ClockBehindStoredMarkWaitsWithinTheBound) {
   write_mark(mark_file(), kT + 500);
   LeasedOptions options;
   options.max_start_wait_ms = 1000;
-  LeasedSnowflakeGenerator gen(open_lease_store(url()), kTwitter, clock, {}, options);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url()), kTwitter, clock, {}, options);
   EXPECT_EQ(gen.start_wait_ms(), 501);
   EXPECT_GE(clock.waited_ns(), 500 * kMs);
   EXPECT_GT(decompose(kTwitter, gen.next()).unix_ms, kT + 500);
@@ -102,7 +102,8 @@ TEST_F(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
   write_mark(mark_file(), kT + 10'000);
   const std::string store = url("?nodes=1");  // no other node to move on to
   try {
-    LeasedSnowflakeGenerator gen(open_lease_store(store), kTwitter, clock);  // bound: 3 s + 1 s
+    SharedLeasedSnowflakeGenerator gen(open_lease_store(store), kTwitter,
+                                       clock);  // bound: 3 s + 1 s
     FAIL();
   } catch (const ClockBackwardsError& e) {
     EXPECT_EQ(e.behind_ms(), 10'001);
@@ -119,7 +120,7 @@ TEST_F(LeasedGenerator, ClockFarBehindStoredMarkRefusesAndFreesTheNode) {
 TEST_F(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
   SnowflakePolicy policy;
   policy.max_borrow_ms = 50;
-  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
   const std::int64_t mark = read_mark(mark_file());
   EXPECT_EQ(mark, kT + 60'000);
   clock.set_ms(mark - 10);  // the clock 10 ms before the mark, borrowing up to 50 ms ahead
@@ -139,7 +140,7 @@ TEST_F(LeasedGenerator, BorrowedIdsStopAtTheReservedMark) {
 TEST_F(LeasedGenerator, ExceptionFreeBatchCountsWhatItWroteAndStopsAtTheMark) {
   SnowflakePolicy policy;
   policy.max_borrow_ms = 50;
-  LeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url("?ttl=60000")), kTwitter, clock, policy);
   const std::int64_t mark = read_mark(mark_file());
   clock.set_ms(mark - 10);
   std::vector<Snowflake> ids(60 * 4096);

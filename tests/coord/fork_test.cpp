@@ -38,8 +38,8 @@ int wait_bounded(pid_t pid, std::chrono::milliseconds bound) {
 }
 
 // The generator lives in a static object, as in a program that forks workers.
-std::optional<LeasedSnowflakeGenerator>& held() {
-  static std::optional<LeasedSnowflakeGenerator> gen;
+std::optional<SharedLeasedSnowflakeGenerator>& held() {
+  static std::optional<SharedLeasedSnowflakeGenerator> gen;
   return gen;
 }
 

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   std::string buf;
   std::uint64_t issued = 0;
   try {
-    coord::LeasedSnowflakeGenerator gen(coord::open_lease_store(url), layout);
+    coord::SharedLeasedSnowflakeGenerator gen(coord::open_lease_store(url), layout);
     const coord::Lease& l = gen.keeper().acquired();
     std::printf(
         "node %llu mark %lld since %lld wait %lld\n", static_cast<unsigned long long>(l.node),

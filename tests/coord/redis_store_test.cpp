@@ -34,7 +34,7 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
   redis.signal(SIGSTOP);
   auto t0 = std::chrono::steady_clock::now();
   try {
-    LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
+    SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter);
     FAIL();
   } catch (const LeaseError& e) {
     EXPECT_EQ(e.code(), coord_errc::store_unreachable);
@@ -50,7 +50,7 @@ TEST(RedisStore, StoppedServerAtStartUpGivesAClearErrorInBoundedTime) {
   redis.signal(SIGCONT);
   std::this_thread::sleep_for(100ms);
   t0 = std::chrono::steady_clock::now();
-  EXPECT_ERRC_AS(LeaseError, LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
+  EXPECT_ERRC_AS(LeaseError, SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter),
                  coord_errc::store_unreachable, "cannot connect to Redis at 127.0.0.1:", url);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
@@ -124,7 +124,7 @@ TEST(RedisStore, GeneratorPausesWhileRedisIsFrozenAndResumesAfterRenewal) {
   LeasedOptions options;
   options.keeper.safety_margin_ms = 900;  // fence 2.1 s after a renewal, expiry at 3 s
   options.keeper.retry_ms = 100;
-  LeasedSnowflakeGenerator gen(
+  SharedLeasedSnowflakeGenerator gen(
       open_lease_store(test::with_params(redis.url(), "ttl=3000&timeout=200")), kTwitter, {},
       options);
   // Freeze right after a renewal, so the fence comes before the key expires.

@@ -52,7 +52,7 @@ TEST(StartWait, AStartStoppedWhileWaitingForTheClockLeavesTheMarkWhereItWas) {
       stop.request_stop();  // the supervisor's timeout, at the worst moment
     };
     try {
-      LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock, {}, o);
+      SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock, {}, o);
       FAIL() << "a start with the clock behind the mark did not wait";
     } catch (const LeaseError& e) {
       EXPECT_EQ(e.reason(), LeaseFailure::cancelled) << e.what();
@@ -66,7 +66,7 @@ TEST(StartWait, AStartStoppedWhileWaitingForTheClockLeavesTheMarkWhereItWas) {
   ManualClock clock((kT + 10'001) * kMs);
   LeasedOptions o;
   o.keeper.renew_in_background = false;
-  LeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock, {}, o);
+  SharedLeasedSnowflakeGenerator gen(open_lease_store(url), kTwitter, clock, {}, o);
   const SnowflakeParts p = decompose(kTwitter, gen.next());
   EXPECT_GT(p.unix_ms, kT + 10'000);
   EXPECT_GE(gen.keeper().status().reserved_unix_ms, kT + 10'001 + 10'000 - 1);

@@ -79,11 +79,11 @@ LeasedOptions by_hand() {
 
 void deleted_key_is_lost_and_a_newcomer_starts_above(const Edits& e) {
   ManualClock clock(kT * kMs);
-  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  SharedLeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
   std::uint64_t last_a = 0;
   for (int i = 0; i < 100; ++i) last_a = a.next().value();
   e.remove();
-  LeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  SharedLeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
   EXPECT_EQ(b.node(), a.node());
   EXPECT_GT(b.start_wait_ms(), 0) << "the newcomer did not wait out the holder's reserved mark";
   ASSERT_TRUE(b.keeper().renew()) << b.keeper().status().last_error;  // the wait took a TTL
@@ -111,7 +111,7 @@ void deleted_key_is_lost_and_a_newcomer_starts_above(const Edits& e) {
 
 void overwritten_key_is_lost(const Edits& e) {
   ManualClock clock(kT * kMs);
-  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  SharedLeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
   a.next();
   e.overwrite();
   EXPECT_FALSE(a.keeper().renew())
@@ -131,12 +131,12 @@ void overwritten_key_is_lost(const Edits& e) {
 // since the holder of the lost state may issue up to its fence meanwhile.
 void wiped_store_is_lost_and_a_newcomer_waits_a_window(const Edits& e) {
   ManualClock clock(kT * kMs);
-  LeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  SharedLeasedSnowflakeGenerator a(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
   const std::int64_t a_fence = a.keeper().fence_unix_ms();
   std::uint64_t last_a = 0;
   for (int i = 0; i < 100; ++i) last_a = a.next().value();
   e.wipe();
-  LeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
+  SharedLeasedSnowflakeGenerator b(open_lease_store(e.url, clock), kTwitter, clock, {}, by_hand());
   EXPECT_EQ(b.node(), a.node());
   EXPECT_NE(b.keeper().status().store_reset_unix_ms, kNoMark);
   EXPECT_GE(b.start_wait_ms(), 60'000) << "the newcomer did not wait out a window";

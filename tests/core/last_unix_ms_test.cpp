@@ -27,7 +27,7 @@ struct SharedSnowflake {
   static Gen make(Clock& c) { return Gen(presets::twitter(), 1, c); }
 };
 struct UnsharedSnowflake {
-  using Gen = UnsharedSnowflakeGenerator;
+  using Gen = SnowflakeGenerator;
   static Gen make(Clock& c) { return Gen(presets::twitter(), 1, c); }
 };
 template <class G>

@@ -221,7 +221,7 @@ Layout wide() {
 }
 
 TEST(MsReader, SnowflakeOnTheSystemClockCarriesTheClocksMillisecond) {
-  UnsharedSnowflakeGenerator gen(wide(), 1);
+  SnowflakeGenerator gen(wide(), 1);
   snowflake_carries_the_clocks_millisecond(gen, 1);
 }
 

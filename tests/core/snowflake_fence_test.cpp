@@ -47,7 +47,7 @@ std::int64_t time_of(const G& gen, Snowflake id) {
 
 template <typename G>
 class SnowflakeFence : public ::testing::Test {};
-using Variants = ::testing::Types<SharedSnowflakeGenerator, UnsharedSnowflakeGenerator>;
+using Variants = ::testing::Types<SharedSnowflakeGenerator, SnowflakeGenerator>;
 TYPED_TEST_SUITE(SnowflakeFence, Variants);
 
 // A thread delayed past the backward-wait bound between its reading and its claim sees a

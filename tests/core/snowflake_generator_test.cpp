@@ -16,7 +16,7 @@
 namespace idforge {
 namespace {
 
-using Step = SharedSnowflakeGenerator::Step;
+using Step = SnowflakeRule::Step;
 constexpr std::int64_t kMs = 1'000'000;
 const Layout kTwitter = presets::twitter();
 // A whole millisecond, well after Twitter's epoch.
@@ -57,58 +57,57 @@ SnowflakeParts parts(Snowflake id) {
 
 // --- the pure transition -------------------------------------------------------------
 
-constexpr SharedSnowflakeGenerator::Limits kLim{12, (1ull << 41) - 1, 0, 5};
+constexpr SnowflakeRule::Limits kLim{12, (1ull << 41) - 1, 0, 5};
 
 TEST(SnowflakeAdvance, NewTickStartsAtSequenceZero) {
-  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 7, 101, kLim);
+  const Step s = SnowflakeRule::advance((100ull << 12) | 7, 101, kLim);
   EXPECT_EQ(s.kind, Step::Kind::issue);
   EXPECT_EQ(s.stamp, 101ull << 12);
 }
 
 TEST(SnowflakeAdvance, SameTickIncrementsSequence) {
-  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 7, 100, kLim);
+  const Step s = SnowflakeRule::advance((100ull << 12) | 7, 100, kLim);
   EXPECT_EQ(s.kind, Step::Kind::issue);
   EXPECT_EQ(s.stamp, (100ull << 12) | 8);
 }
 
 TEST(SnowflakeAdvance, FullSequenceWaitsForNextTick) {
-  const Step s = SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, kLim);
+  const Step s = SnowflakeRule::advance((100ull << 12) | 4095, 100, kLim);
   EXPECT_EQ(s.kind, Step::Kind::wait);
   EXPECT_EQ(s.until_tick, 101);
   EXPECT_EQ(s.behind, 0);
 }
 
 TEST(SnowflakeAdvance, SmallStepBackWaitsLargeStepBackRefuses) {
-  const Step w = SharedSnowflakeGenerator::advance((100ull << 12) | 3, 95, kLim);
+  const Step w = SnowflakeRule::advance((100ull << 12) | 3, 95, kLim);
   EXPECT_EQ(w.kind, Step::Kind::wait);
   EXPECT_EQ(w.until_tick, 100);  // the sequence is not full: tick 100 again, sequence 4
   EXPECT_EQ(w.behind, 5);
-  const Step r = SharedSnowflakeGenerator::advance((100ull << 12) | 3, 94, kLim);
+  const Step r = SnowflakeRule::advance((100ull << 12) | 3, 94, kLim);
   EXPECT_EQ(r.kind, Step::Kind::refuse_backwards);
   EXPECT_EQ(r.behind, 6);
 }
 
 TEST(SnowflakeAdvance, BorrowingIssuesAheadInsteadOfWaiting) {
-  SharedSnowflakeGenerator::Limits lim = kLim;
+  SnowflakeRule::Limits lim = kLim;
   lim.borrow_ticks = 2;
-  EXPECT_EQ(SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).stamp, 101ull << 12);
-  EXPECT_EQ(SharedSnowflakeGenerator::advance((102ull << 12) | 4095, 100, lim).kind,
-            Step::Kind::wait);
+  EXPECT_EQ(SnowflakeRule::advance((100ull << 12) | 4095, 100, lim).stamp, 101ull << 12);
+  EXPECT_EQ(SnowflakeRule::advance((102ull << 12) | 4095, 100, lim).kind, Step::Kind::wait);
 }
 
 TEST(SnowflakeAdvance, LastTickOfTheTimeFieldIsTheEnd) {
-  SharedSnowflakeGenerator::Limits lim = kLim;
+  SnowflakeRule::Limits lim = kLim;
   lim.max_tick = 100;
-  EXPECT_EQ(SharedSnowflakeGenerator::advance((100ull << 12) | 4095, 100, lim).kind,
+  EXPECT_EQ(SnowflakeRule::advance((100ull << 12) | 4095, 100, lim).kind,
             Step::Kind::time_exhausted);
-  EXPECT_EQ(SharedSnowflakeGenerator::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
+  EXPECT_EQ(SnowflakeRule::advance(0, 101, lim).kind, Step::Kind::time_exhausted);
 }
 
 // --- both variants with a manual clock ---------------------------------------------
 
 template <typename G>
 class SnowflakeGeneratorBoth : public ::testing::Test {};
-using Variants = ::testing::Types<SharedSnowflakeGenerator, UnsharedSnowflakeGenerator>;
+using Variants = ::testing::Types<SharedSnowflakeGenerator, SnowflakeGenerator>;
 TYPED_TEST_SUITE(SnowflakeGeneratorBoth, Variants);
 
 TYPED_TEST(SnowflakeGeneratorBoth, FirstIdCarriesClockNodeAndSequenceZero) {

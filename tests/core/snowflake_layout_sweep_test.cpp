@@ -216,7 +216,7 @@ std::string check(const Case& c) {
   if (rs.empty()) return "";
   ManualClock clock(static_cast<std::int64_t>(rs.front()) * kNsPerMs);
   const std::string end_date = date_of(m.end_ms());
-  std::optional<UnsharedSnowflakeGenerator> gen;
+  std::optional<SnowflakeGenerator> gen;
   try {
     gen.emplace(layout, c.node, clock, SnowflakePolicy{.max_backward_wait_ms = 0});
   } catch (const Error& e) {

@@ -23,7 +23,7 @@ const Scenario* g_scenario = nullptr;
 const Slots* g_slots = nullptr;
 RunPlace g_place;
 std::unique_ptr<SchedClock> g_clock;
-std::unique_ptr<coord::LeasedSnowflakeGenerator> g_gen;  // the holder's objects
+std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> g_gen;  // the holder's objects
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, nullptr,
@@ -108,7 +108,7 @@ void run_op(const Op& op) {
       o.keeper.renew_in_background = false;
       o.keeper.node = spec.node;
       try {
-        g_gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+        g_gen = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
             coord::open_lease_store(url_of(spec, g_place), *g_clock), g_scenario->layout, *g_clock,
             g_scenario->policy, o);
         log_event(EventKind::acquired, g_gen->node(), g_gen->keeper().acquired().high_water_unix_ms,

@@ -32,7 +32,7 @@ TEST(Lease, ReadyzFollowsTheFileLeaseStoreAwayAndBack) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   // A 300 ms TTL: renewals every 100 ms, the fence 50 ms before the deadline.
-  auto gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+  auto gen = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
       coord::open_lease_store("file:" + dir.string() + "?ttl=300"), presets::twitter());
   std::unique_ptr<server::LeaseBinding> binding;
   {

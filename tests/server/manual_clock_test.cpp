@@ -55,7 +55,7 @@ class ServerOnManualClock : public ::testing::Test {
 
 TEST_F(ServerOnManualClock, ASnowflakeMintedThroughTheServerCarriesTheManualTime) {
   // A long TTL: the renewal thread stays asleep while the test moves the clock.
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
       presets::twitter(), clock_);
   server::ServerConfig config;
@@ -74,7 +74,7 @@ TEST_F(ServerOnManualClock, ASnowflakeMintedThroughTheServerCarriesTheManualTime
 }
 
 TEST_F(ServerOnManualClock, ReadinessFollowsTheFenceOnTheGivenClock) {
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
       presets::twitter(), clock_);
   server::ServerConfig config;
@@ -105,7 +105,7 @@ TEST_F(ServerOnManualClock, TheTimeFieldRunningOutIsNotReadyAndA503NeverA500) {
   const Layout small = parse_layout(
       "time=20,dc=0,worker=31,seq=12,tick=1ms,epoch=" + std::to_string(kStartMs) + ",name=small",
       kStartMs);
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)), small,
       clock_);
   server::ServerConfig config;
@@ -137,7 +137,7 @@ TEST_F(ServerOnManualClock, TheLastTickUsedUpIsNotReadyBeforeItsEndTime) {
   const Layout coarse = parse_layout(
       "time=20,dc=0,worker=31,seq=12,tick=1s,epoch=" + std::to_string(kStartMs) + ",name=coarse",
       kStartMs);
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)), coarse,
       clock_);
   server::ServerConfig config;
@@ -163,7 +163,7 @@ TEST_F(ServerOnManualClock, TheLastTickUsedUpIsNotReadyBeforeItsEndTime) {
 // A clock stepped back further than an ID waits for it: every ID request would fail, so the
 // service says not ready (naming how far behind) until the clock passes the last ID again.
 TEST_F(ServerOnManualClock, ReadinessDropsWhileTheClockIsFarBehindTheLastId) {
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
       presets::twitter(), clock_);
   server::ServerConfig config;
@@ -203,7 +203,7 @@ TEST_F(ServerOnManualClock, EveryLeaseEventIsOneLineOfTheEventLog) {
   ASSERT_EQ(pipe(fds), 0);
   coord::LeasedOptions options;
   options.keeper.renew_in_background = false;
-  coord::LeasedSnowflakeGenerator gen(
+  coord::SharedLeasedSnowflakeGenerator gen(
       coord::open_lease_store("file:" + dir_.string() + "?ttl=" + std::to_string(kTtlMs)),
       presets::twitter(), clock_, {}, options);
   server::ServerConfig config;

@@ -37,10 +37,10 @@ ChildCounts leased_child(int index, const std::string& dir, const Profile& prof)
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::minutes(prof.long_run ? 30 : 3);
   for (int round = 0; round < prof.rounds && std::chrono::steady_clock::now() < deadline; ++round) {
-    std::unique_ptr<coord::LeasedSnowflakeGenerator> gen;
+    std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> gen;
     while (!gen && std::chrono::steady_clock::now() < deadline) {
       try {
-        gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+        gen = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
             coord::open_lease_store("file:" + dir + "?nodes=2&ttl=3000", clock), presets::twitter(),
             clock, SnowflakePolicy{.max_backward_wait_ms = 5});
         ++c.acquisitions;
@@ -152,9 +152,9 @@ OperatorCounts operator_child(int index, const std::string& dir, const Profile& 
   if (index < 2) options.keeper.node = 0;  // the same node ID configured twice
   const auto end = clock::now() + run_for;
   while (clock::now() < end && mine.size() < cap) {
-    std::unique_ptr<coord::LeasedSnowflakeGenerator> gen;
+    std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> gen;
     try {
-      gen = std::make_unique<coord::LeasedSnowflakeGenerator>(
+      gen = std::make_unique<coord::SharedLeasedSnowflakeGenerator>(
           coord::open_lease_store("file:" + dir + "?nodes=2&ttl=600"), presets::twitter(),
           SnowflakePolicy{}, options);
     } catch (const coord::LeaseError& e) {

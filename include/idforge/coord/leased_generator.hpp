@@ -1,4 +1,5 @@
-// LeasedSnowflakeGenerator: a SharedSnowflakeGenerator whose node ID comes from a lease store.
+// SharedLeasedSnowflakeGenerator: a SharedSnowflakeGenerator whose node ID comes from a lease
+// store.
 //
 // Start-up: acquire a node ID (a fixed one with KeeperOptions::node; otherwise the first free
 // one whose stored mark start-up can wait out, passing over those whose marks are further
@@ -51,19 +52,20 @@ struct LeasedOptions {
 };
 
 /// A thread-safe Snowflake generator on a leased node ID; not copyable (file comment).
-class LeasedSnowflakeGenerator {
+class SharedLeasedSnowflakeGenerator {
  public:
   /// Acquires a node ID from store, waits out the stored mark, starts renewing. Throws
   /// LeaseError (unreachable, space_full, held, cancelled, ...) or ClockBackwardsError
   /// (clock behind the mark further than start-up waits).
   /// policy.max_borrow_ms is passed to the keeper so the reservation covers borrowed time.
-  LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout, Clock& clock,
-                           SnowflakePolicy policy = {}, const LeasedOptions& options = {});
+  SharedLeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout,
+                                 Clock& clock, SnowflakePolicy policy = {},
+                                 const LeasedOptions& options = {});
   /// With the process-wide SystemClock.
-  LeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout,
-                           SnowflakePolicy policy = {}, const LeasedOptions& options = {});
+  SharedLeasedSnowflakeGenerator(std::unique_ptr<LeaseStore> store, const Layout& layout,
+                                 SnowflakePolicy policy = {}, const LeasedOptions& options = {});
   /// Releases the lease, storing the last issued time as the mark.
-  ~LeasedSnowflakeGenerator();
+  ~SharedLeasedSnowflakeGenerator();
 
   /// The next ID; as SharedSnowflakeGenerator::next(), but a fence becomes LeaseError.
   Snowflake next();

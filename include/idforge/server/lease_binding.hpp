@@ -31,9 +31,9 @@ class LeaseBinding {
   /// every poll. gen must outlive the binding; the binding must outlive server.run().
   /// Whether the lease's fence has passed is read on clock: the server's clock here, and
   /// in the overload below any clock (the generator's, to drive both with one ManualClock).
-  LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen,
+  LeaseBinding(Server& server, coord::SharedLeasedSnowflakeGenerator& gen,
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
-  LeaseBinding(Server& server, coord::LeasedSnowflakeGenerator& gen, Clock& clock,
+  LeaseBinding(Server& server, coord::SharedLeasedSnowflakeGenerator& gen, Clock& clock,
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
   /// For a start-up that serves before it holds a node ID: registers kind "snowflake" for
   /// layout now (before bind()) and leaves readiness down until attach(gen), so /healthz
@@ -42,13 +42,13 @@ class LeaseBinding {
                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
   /// Starts serving from gen (once; gen's layout must be the constructor's) and watching
   /// its keeper. gen must outlive the binding.
-  void attach(coord::LeasedSnowflakeGenerator& gen);
+  void attach(coord::SharedLeasedSnowflakeGenerator& gen);
   /// Before attach(): says on /readyz what start-up waits for (cause, and the words).
   void waiting(std::string cause, std::string reason);
 
   /// A generator on another node ID, and what must live as long as it (a data-folder lock).
   struct Replacement {
-    std::unique_ptr<coord::LeasedSnowflakeGenerator> gen;
+    std::unique_ptr<coord::SharedLeasedSnowflakeGenerator> gen;
     std::shared_ptr<void> keep;
   };
   /// Once the lease has stayed lost for one TTL (another live holder has its node ID, as
@@ -80,15 +80,15 @@ class LeaseBinding {
   void log_changes(const coord::KeeperStatus& s, State state, std::int64_t now_ms,
                    const std::string& reason);
 
-  coord::LeasedSnowflakeGenerator& gen() const noexcept { return *gen_ptr_.load(); }
+  coord::SharedLeasedSnowflakeGenerator& gen() const noexcept { return *gen_ptr_.load(); }
   // Wakes the poll thread for a refresh now (a request saw the generator refuse).
   void refresh_soon();
   // refresh_mu_ held: starts a replacement when the lease has stayed lost long enough.
   void maybe_replace(const coord::KeeperStatus& s, std::int64_t now_ms);
-  void run_replacement(coord::LeasedSnowflakeGenerator* lost);
+  void run_replacement(coord::SharedLeasedSnowflakeGenerator* lost);
 
   Server& server_;
-  std::atomic<coord::LeasedSnowflakeGenerator*> gen_ptr_{nullptr};  // set once, by attach()
+  std::atomic<coord::SharedLeasedSnowflakeGenerator*> gen_ptr_{nullptr};  // set once, by attach()
   Clock& clock_;
   std::chrono::milliseconds poll_;
   std::int64_t runs_out_ms_;  // Unix ms from which the layout's time field holds no tick
