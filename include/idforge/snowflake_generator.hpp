@@ -10,6 +10,7 @@
 //   detail::StampCell (detail/stamp_cell.hpp)      the one word of state, claimed by CAS;
 //   detail::SnowflakeFence (detail/...fence.hpp)   the last stamp a lease admits;
 //   detail::ForkGuard (detail/fork_guard.hpp)      refuse in a child until rebind();
+//   detail::GeneratorClock                         the clock, one rdtsc inside a known ms;
 //   src/core/snowflake_refusal.cpp                 every refusal's error and message.
 // claim() in snowflake_generator.cpp puts them together: read the clock, guard, advance,
 // fence, claim.
@@ -52,6 +53,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/detail/fork_guard.hpp"
+#include "idforge/detail/generator_clock.hpp"
 #include "idforge/detail/snowflake_fence.hpp"
 #include "idforge/detail/snowflake_stamp.hpp"
 #include "idforge/detail/stamp_cell.hpp"
@@ -165,7 +167,7 @@ class BasicSnowflakeGenerator {
   friend struct detail::SnowflakeCalls<Shared>;
 
   // Read on every call; kept together at the front.
-  ClockRef clock_;
+  detail::GeneratorClock<Shared> clock_;
   SnowflakeRule::Limits limits_;
   detail::SnowflakeTicks ticks_;
   detail::SnowflakeBits bits_;

@@ -89,8 +89,8 @@ class TypeId {
 
  private:
   friend ParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
-  friend class TypeIdGenerator;
-  friend class SharedTypeIdGenerator;
+  template <bool Shared>
+  friend class BasicTypeIdGenerator;
   // Only after the prefix was checked.
   void set_unchecked(std::string_view prefix, const Uuid& uuid) noexcept;
 
@@ -103,17 +103,18 @@ class TypeId {
 /// failure. The text splits at its last '_'; without one, it is a bare suffix.
 ParseStatus parse_typeid(std::string_view text, TypeId& out) noexcept;
 
-/// TypeIDs of one prefix, their UUIDs from a UuidV7Generator: strictly increasing, same
-/// clock and counter rules (uuid_generator.hpp). One thread; make one per thread, or share
-/// a SharedTypeIdGenerator.
-class TypeIdGenerator {
+/// TypeIDs of one prefix, their UUIDs from a UuidV7Generator (Shared = false: one thread)
+/// or a SharedUuidV7Generator (Shared = true: any threads, lock-free): strictly increasing,
+/// same clock and counter rules (uuid_generator.hpp). Use the names below.
+template <bool Shared>
+class BasicTypeIdGenerator {
  public:
   /// Checks prefix once (throws ParseError); reads time from clock, which must outlive it.
-  explicit TypeIdGenerator(std::string_view prefix, Clock& clock = SystemClock::instance());
-  TypeIdGenerator(const TypeIdGenerator&) = delete;
-  TypeIdGenerator& operator=(const TypeIdGenerator&) = delete;
+  explicit BasicTypeIdGenerator(std::string_view prefix, Clock& clock = SystemClock::instance());
+  BasicTypeIdGenerator(const BasicTypeIdGenerator&) = delete;
+  BasicTypeIdGenerator& operator=(const BasicTypeIdGenerator&) = delete;
 
-  /// The next TypeID. Allocation-free; throws only as UuidV7Generator::next() does.
+  /// The next TypeID. Allocation-free; throws only as the UUIDv7 generator's next() does.
   TypeId next();
   /// The prefix every ID of this generator carries.
   std::string_view prefix() const noexcept { return template_.prefix(); }
@@ -122,30 +123,17 @@ class TypeIdGenerator {
 
  private:
   TypeId template_;
-  UuidV7Generator uuids_;
+  MonotonicGenerator<UuidV7Stamp, Shared> uuids_;
 };
 
-/// TypeIDs of one prefix shared by any number of threads, their UUIDs from a
-/// SharedUuidV7Generator (lock-free): every ID is greater than every one it returned before
-/// on any thread. Otherwise as TypeIdGenerator.
-class SharedTypeIdGenerator {
- public:
-  /// Checks prefix once (throws ParseError); reads time from clock, which must outlive it.
-  explicit SharedTypeIdGenerator(std::string_view prefix, Clock& clock = SystemClock::instance());
-  SharedTypeIdGenerator(const SharedTypeIdGenerator&) = delete;
-  SharedTypeIdGenerator& operator=(const SharedTypeIdGenerator&) = delete;
+/// TypeIDs for one thread; make one per thread, or share a SharedTypeIdGenerator.
+using TypeIdGenerator = BasicTypeIdGenerator<false>;
+/// TypeIDs shared by any number of threads: every ID is greater than every one it returned
+/// before on any thread.
+using SharedTypeIdGenerator = BasicTypeIdGenerator<true>;
 
-  /// The next TypeID. Allocation-free; throws only as SharedUuidV7Generator::next() does.
-  TypeId next();
-  /// The prefix every ID of this generator carries.
-  std::string_view prefix() const noexcept { return template_.prefix(); }
-  /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
-  std::int64_t last_unix_ms() const noexcept { return uuids_.last_unix_ms(); }
-
- private:
-  TypeId template_;
-  SharedUuidV7Generator uuids_;
-};
+extern template class BasicTypeIdGenerator<false>;
+extern template class BasicTypeIdGenerator<true>;
 
 }  // namespace idforge
 

@@ -11,7 +11,9 @@
 // fresh random bits, so parent and child never continue the same increment sequence.
 //
 // UlidGenerator is for one thread (fastest); SharedUlidGenerator may be shared by any number
-// of threads (one 128-bit word advanced by compare-and-swap, lock-free on x86-64).
+// of threads (one 128-bit word advanced by compare-and-swap, lock-free on x86-64). UlidStamp
+// holds the rule as pure functions; MonotonicGenerator (detail/monotonic_generator.hpp, the
+// engine the UUIDv7 generators share) runs it.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +22,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/detail/atomic_u128.hpp"
-#include "idforge/detail/ms_reader.hpp"
+#include "idforge/detail/monotonic_generator.hpp"
 #include "idforge/ulid.hpp"
 #include "idforge/uuid_fields.hpp"
 
@@ -29,6 +31,8 @@ namespace idforge {
 /// The ULID monotonic rule as pure functions of (last ULID, clock).
 struct UlidStamp {
   using u128 = detail::u128;
+  using Id = Ulid;
+  using Bits = u128;  ///< the 80 random bits a new millisecond starts from
   static constexpr u128 kRandomMask = (static_cast<u128>(1) << 80) - 1;
 
   /// What a request for IDs gets.
@@ -79,6 +83,8 @@ struct UlidStamp {
     if (unix_ms(end) != unix_ms(first)) return {0, 0, Outcome::counter_exhausted};
     return {first, end, Outcome::ok};
   }
+  /// Whether a reservation may be issued.
+  static constexpr bool ok(const Reservation& r) noexcept { return r.outcome == Outcome::ok; }
   /// The ULID of a value.
   static constexpr Ulid to_ulid(u128 v) noexcept {
     return Ulid::from_u64(static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v));
@@ -87,61 +93,31 @@ struct UlidStamp {
   static constexpr u128 value_of(const Ulid& u) noexcept {
     return (static_cast<u128>(u.high()) << 64) | u.low();
   }
+
+  // What MonotonicGenerator needs beyond the pure rule (ulid_generator.cpp).
+  /// 80 CSPRNG bits for a new millisecond.
+  static Bits draw() noexcept;
+  /// Throws Error(errc::counter_exhausted) or Error(errc::time_exhausted) for r.outcome.
+  [[noreturn]] static void refuse(const Reservation& r, u128 last, std::uint64_t n);
+  /// The ULID of a value.
+  static Ulid make(u128 v) noexcept { return to_ulid(v); }
+  /// The ULIDs of values first, first + 1, ...
+  static void emit(std::span<Ulid> out, u128 first) noexcept {
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = to_ulid(first + i);
+  }
+  /// Every ULID is a time and a counter, so none is refused; one far ahead of the clock (a
+  /// typo, a forged one) moves the generator there for good: resume only after IDs this
+  /// scheme made.
+  static u128 resume_stamp(const Ulid& id) noexcept { return value_of(id); }
 };
 
-/// Monotonic ULIDs for one thread: fastest, not thread-safe.
-class UlidGenerator {
- public:
-  /// Reads time from clock, which must outlive the generator.
-  explicit UlidGenerator(Clock& clock = SystemClock::instance()) noexcept;
-  UlidGenerator(const UlidGenerator&) = delete;
-  UlidGenerator& operator=(const UlidGenerator&) = delete;
-
-  /// The next ULID, greater than every one this generator made before. Allocation-free.
-  /// Throws Error(errc::counter_exhausted) or Error(errc::time_exhausted), issuing nothing.
-  Ulid next();
-  /// Fills out with increasing ULIDs, reading the clock once per 256. On an error, nothing
-  /// of the failing chunk is issued; earlier chunks stay valid.
-  void next_batch(std::span<Ulid> out);
-  /// Continue strictly after id (e.g. the last one persisted before a restart). Every ULID is
-  /// a time and a counter, so none is refused; one far ahead of the clock (a typo, a forged
-  /// one) moves the generator there for good: resume only after IDs this scheme made.
-  void resume_after(const Ulid& id) noexcept;
-  /// Unix ms of the last issued ULID (or of the one resumed after); kNoUnixMs (clock.hpp) if
-  /// none.
-  std::int64_t last_unix_ms() const noexcept { return UlidStamp::last_unix_ms(last_); }
-
- private:
-  UlidStamp::Reservation take(std::uint64_t n);
-
-  detail::MsReader clock_;  // rdtsc inside a known millisecond (detail/ms_reader.hpp)
-  detail::u128 last_ = 0;
-  std::uint64_t fork_epoch_;
-};
-
+/// Monotonic ULIDs for one thread: fastest, not thread-safe. next() throws
+/// Error(errc::counter_exhausted) or Error(errc::time_exhausted), issuing nothing.
+using UlidGenerator = MonotonicGenerator<UlidStamp, false>;
 /// Monotonic ULIDs shared by any number of threads (compare-and-swap on the last ULID).
-class SharedUlidGenerator {
- public:
-  /// Reads time from clock, which must outlive the generator.
-  explicit SharedUlidGenerator(Clock& clock = SystemClock::instance()) noexcept;
-  SharedUlidGenerator(const SharedUlidGenerator&) = delete;
-  SharedUlidGenerator& operator=(const SharedUlidGenerator&) = delete;
+using SharedUlidGenerator = MonotonicGenerator<UlidStamp, true>;
 
-  /// The next ULID, greater than every one this generator returned before on any thread.
-  Ulid next();
-  /// Fills out with increasing ULIDs: one compare-and-swap and one clock read per 256.
-  void next_batch(std::span<Ulid> out);
-  /// Continue strictly after id.
-  void resume_after(const Ulid& id) noexcept;
-  /// Unix ms of the last issued ULID; kNoUnixMs (clock.hpp) if none.
-  std::int64_t last_unix_ms() const noexcept { return UlidStamp::last_unix_ms(last_.load()); }
-
- private:
-  UlidStamp::Reservation take(std::uint64_t n);
-
-  ClockRef clock_;
-  std::atomic<std::uint64_t> fork_epoch_;
-  alignas(64) detail::AtomicU128 last_;
-};
+extern template class MonotonicGenerator<UlidStamp, false>;
+extern template class MonotonicGenerator<UlidStamp, true>;
 
 }  // namespace idforge

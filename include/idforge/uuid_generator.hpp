@@ -19,12 +19,15 @@
 // clear, while one thread makes about 50 000 per ms; a 12-bit generator would run its
 // timestamps tens of times ahead of the clock in any burst. 42 bits never borrow in practice.
 // The whole state is the 90-bit stamp (ms << 42 | counter); UuidV7Stamp holds the rule as
-// pure functions shared by both generators.
+// pure functions, and MonotonicGenerator (detail/monotonic_generator.hpp, the engine the
+// ULID generators share) runs it.
 //
 // Which generator: UuidV7Generator is for one thread (no atomics, fastest; make one per
 // thread). SharedUuidV7Generator may be shared by any number of threads: its stamp is one
 // 128-bit word advanced by compare-and-swap, lock-free on x86-64. Every ID either returns
-// is strictly greater than every ID it returned before.
+// is strictly greater than every ID it returned before. Both read the clock the same way:
+// on the system clock, one rdtsc inside a millisecond the calling thread already read
+// (detail/generator_clock.hpp).
 // Fork: a child process never repeats its parent's IDs. The CSPRNG reseeds in the child, and
 // a generator inherited through fork() moves its next ID to a later millisecond with a fresh
 // counter seed, so parent and child never walk the same counter sequence.
@@ -36,7 +39,7 @@
 
 #include "idforge/clock.hpp"
 #include "idforge/detail/atomic_u128.hpp"
-#include "idforge/detail/ms_reader.hpp"
+#include "idforge/detail/monotonic_generator.hpp"
 #include "idforge/random.hpp"
 #include "idforge/uuid.hpp"
 #include "idforge/uuid_fields.hpp"
@@ -60,6 +63,8 @@ void new_uuid_v4_batch(std::span<Uuid> out) noexcept;
 /// The v7 counter rule as pure functions of (last stamp, clock): see the header comment.
 struct UuidV7Stamp {
   using u128 = detail::u128;
+  using Id = Uuid;
+  using Bits = std::uint64_t;  ///< the counter's seed when a new millisecond starts
   static constexpr int kCounterBits = 42;
   static constexpr int kCounterInRandB = 30;  // counter bits below rand_a
   static constexpr std::uint64_t kSeedMask = (std::uint64_t{1} << (kCounterBits - 1)) - 1;
@@ -104,6 +109,8 @@ struct UuidV7Stamp {
     const u128 end = first + (n - 1);
     return {first, end, unix_ms(end) > kMaxUnixMs48};
   }
+  /// Whether a reservation may be issued.
+  static constexpr bool ok(const Reservation& r) noexcept { return !r.exhausted; }
   /// Packs a stamp and 32 random bits into a v7 UUID.
   static constexpr Uuid compose(u128 stamp, std::uint32_t random) noexcept {
     const auto counter =
@@ -120,69 +127,39 @@ struct UuidV7Stamp {
                                   ((f.rand_b >> 32) & ((1u << kCounterInRandB) - 1));
     return (static_cast<u128>(f.unix_ms) << kCounterBits) | counter;
   }
+
+  // What MonotonicGenerator needs beyond the pure rule (uuid_generator.cpp).
+  /// 64 CSPRNG bits to seed a new millisecond's counter.
+  static Bits draw() noexcept { return random_u64(); }
+  /// Throws Error(errc::time_exhausted): past the 48-bit millisecond field.
+  [[noreturn]] static void refuse(const Reservation& r, u128 last, std::uint64_t n);
+  /// The UUID of a stamp, with 32 fresh CSPRNG bits.
+  static Uuid make(u128 stamp) noexcept {
+    std::uint32_t tail;
+    random_fill(&tail, sizeof tail);
+    return compose(stamp, tail);
+  }
+  /// The UUIDs of stamps first, first + 1, ..., each with 32 fresh CSPRNG bits (one CSPRNG
+  /// read for up to 256).
+  static void emit(std::span<Uuid> out, u128 first) noexcept;
+  /// The stamp of a v7 to resume after; refuses any other UUID (another version, a non-RFC
+  /// variant, nil, max) with Error(errc::invalid_argument) naming it: its bits are not a
+  /// time, and taking them as one would move the generator to a random date, up to the year
+  /// 10889 where every later next() fails. A v7 far ahead of the clock moves the generator
+  /// there too, as resume_after() says: resume only after IDs this scheme made.
+  static u128 resume_stamp(const Uuid& id);
 };
 
 /// UUIDv7 for one thread: fastest, not thread-safe (make one per thread, or share a
-/// SharedUuidV7Generator). Clock going back and counter overflow: see the header comment.
-/// On the system clock it reads the time through detail::MsReader: inside a millisecond
-/// already read, one rdtsc stands in for clock_gettime (detail/ms_reader.hpp says why
-/// that never stamps a stale millisecond).
-class UuidV7Generator {
- public:
-  /// Reads time from clock, which must outlive the generator.
-  explicit UuidV7Generator(Clock& clock = SystemClock::instance()) noexcept;
-  // A copy would walk the same counter sequence as the original: neither copy nor move.
-  UuidV7Generator(const UuidV7Generator&) = delete;
-  UuidV7Generator& operator=(const UuidV7Generator&) = delete;
-
-  /// The next UUIDv7, greater than every one this generator made before. Allocation-free.
-  /// Throws Error(errc::time_exhausted) only past the 48-bit millisecond field (year 10889).
-  Uuid next();
-  /// Fills out with increasing UUIDv7s, reading the clock once per 256.
-  void next_batch(std::span<Uuid> out);
-  /// Continue strictly after id (a v7 made by this scheme, e.g. the last one persisted
-  /// before a restart). Has no effect if the generator is already past it. Any other UUID
-  /// (another version, a non-RFC variant, nil, max) is refused with
-  /// Error(errc::invalid_argument) naming it, and nothing changes: its bits are not a time, and
-  /// taking them as one would move the generator to a random date, up to the year 10889 where
-  /// every later next() fails. A v7 far ahead of the clock moves the generator there too, as
-  /// its contract says: resume only after IDs this scheme made.
-  void resume_after(const Uuid& id);
-  /// Unix ms of the last issued ID (or of the one resumed after); kNoUnixMs (clock.hpp) if
-  /// none. Ahead of the clock after a borrow.
-  std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_); }
-
- private:
-  detail::MsReader clock_;
-  detail::u128 stamp_ = 0;
-  std::uint64_t fork_epoch_;
-};
-
+/// SharedUuidV7Generator). next() throws Error(errc::time_exhausted) only past the 48-bit
+/// millisecond field (year 10889); resume_after() refuses anything but a v7 (see
+/// UuidV7Stamp::resume_stamp).
+using UuidV7Generator = MonotonicGenerator<UuidV7Stamp, false>;
 /// UUIDv7 shared by any number of threads: one 128-bit state word advanced by
 /// compare-and-swap (lock-free on x86-64). Same rules as UuidV7Generator.
-class SharedUuidV7Generator {
- public:
-  /// Reads time from clock, which must outlive the generator.
-  explicit SharedUuidV7Generator(Clock& clock = SystemClock::instance()) noexcept;
-  SharedUuidV7Generator(const SharedUuidV7Generator&) = delete;
-  SharedUuidV7Generator& operator=(const SharedUuidV7Generator&) = delete;
+using SharedUuidV7Generator = MonotonicGenerator<UuidV7Stamp, true>;
 
-  /// The next UUIDv7, greater than every one this generator returned before on any thread.
-  Uuid next();
-  /// Fills out with increasing UUIDv7s: one compare-and-swap and one clock read per 256.
-  void next_batch(std::span<Uuid> out);
-  /// Continue strictly after id; refuses anything but an RFC 9562 v7 (see
-  /// UuidV7Generator::resume_after).
-  void resume_after(const Uuid& id);
-  /// Unix ms of the last issued ID; kNoUnixMs (clock.hpp) if none.
-  std::int64_t last_unix_ms() const noexcept { return UuidV7Stamp::last_unix_ms(stamp_.load()); }
-
- private:
-  UuidV7Stamp::Reservation take(std::uint64_t n);
-
-  ClockRef clock_;
-  std::atomic<std::uint64_t> fork_epoch_;
-  alignas(64) detail::AtomicU128 stamp_;
-};
+extern template class MonotonicGenerator<UuidV7Stamp, false>;
+extern template class MonotonicGenerator<UuidV7Stamp, true>;
 
 }  // namespace idforge

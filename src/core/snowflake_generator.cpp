@@ -4,7 +4,6 @@
 #include <string>
 
 #include "idforge/detail/explore.hpp"
-#include "idforge/detail/ms_reader.hpp"
 #include "snowflake_refusal.hpp"
 
 namespace idforge {
@@ -16,16 +15,6 @@ constexpr std::int64_t kMaxPolicyMs =
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept {
   return (a + b - 1) / b;
 }
-
-// On the system clock, each thread reads the millisecond through its own TSC window
-// (detail/ms_reader.hpp): inside one, the clock still reads the millisecond the window was
-// opened in, and one rdtsc stands in for clock_gettime, which is most of an ID's cost. A
-// reading inside a window is never later than the clock; it can be earlier only across a
-// clock step, for less than the rest of that millisecond. So every reading the call acts
-// on by waiting or refusing is taken again from the clock itself (Reading below): a window
-// can only ever save a clock read, never decide a wait or a refusal.
-const bool kTscWindows = detail::tsc_windows_supported();
-thread_local detail::MsReader t_system_ms{SystemClock::instance()};
 
 }  // namespace
 
@@ -49,10 +38,15 @@ struct SnowflakeCalls {
   };
 
   // The clock readings of one call: the thread's TSC window first; after a wait or a step
-  // back, the clock itself. Readings taken again because a claim newer than the reading
-  // looked like a step back are counted: each follows another thread's successful claim,
-  // so the bound holds back only a thread that keeps losing the race, which then reports
-  // the step it sees.
+  // back, the clock itself. Inside a window the clock still reads the millisecond the window
+  // was opened in, and one rdtsc stands in for clock_gettime, which is most of an ID's cost.
+  // A reading inside a window is never later than the clock; it can be earlier only across
+  // a clock step, for less than the rest of that millisecond. So every reading a call acts
+  // on by waiting or refusing is taken again from the clock itself: a window can only ever
+  // save a clock read, never decide a wait or a refusal. Readings taken again because a claim newer
+  // than the reading looked like a step back are counted: each follows another thread's successful
+  // claim, so the bound holds back only a thread that keeps losing the race, which then reports the
+  // step it sees.
   struct Reading {
     static constexpr int kMaxRereads = 64;
     bool from_clock = false;
@@ -60,9 +54,7 @@ struct SnowflakeCalls {
     std::int64_t first_ms = 0;
 
     std::int64_t take(const G& g) noexcept {
-      const std::int64_t ms = kTscWindows && !from_clock && g.clock_.is_system()
-                                  ? t_system_ms.now_ms()
-                                  : g.clock_.now_ms();
+      const std::int64_t ms = from_clock ? g.clock_.exact_ms() : g.clock_.now_ms();
       if (!from_clock) first_ms = ms;
       from_clock = true;
       return ms;
@@ -204,7 +196,7 @@ struct SnowflakeCalls {
   // At most as long as the reading of now_ms says: a step back between it and the wait must
   // not stretch the wait to the size of the step.
   static void wait_for(G& g, std::int64_t until_ns, std::int64_t now_ms) noexcept {
-    g.clock_.wait_until_ns_at_most(until_ns, until_ns - ns_of_ms(now_ms));
+    g.clock_.clock().wait_until_ns_at_most(until_ns, until_ns - ns_of_ms(now_ms));
   }
 
   // The last stamp a reading of tick `now` allows: the end of tick now + borrow.
@@ -247,7 +239,7 @@ BasicSnowflakeGenerator<Shared>::BasicSnowflakeGenerator(const Layout& layout, s
                     "), max_borrow_ms (" + std::to_string(policy.max_borrow_ms) +
                     ") and max_sequence_wait_ms (" + std::to_string(policy.max_sequence_wait_ms) +
                     ") must be in 0.." + std::to_string(kMaxPolicyMs) + " (a day)");
-  const std::int64_t now_ms = clock_.now_ms();
+  const std::int64_t now_ms = clock_.exact_ms();
   Layout::make(layout.fields(), now_ms);  // rejects an epoch after this clock's now
   layout.check_node(node);
   const int S = layout.sequence_bits();
@@ -306,7 +298,7 @@ std::int64_t BasicSnowflakeGenerator<Shared>::last_unix_ms() const noexcept {
 
 template <bool Shared>
 std::int64_t BasicSnowflakeGenerator<Shared>::ahead_ms() const noexcept {
-  const std::int64_t now_ms = clock_.now_ms();
+  const std::int64_t now_ms = clock_.exact_ms();
   if (now_ms < ticks_.epoch_ms) return 0;
   const std::int64_t ahead =
       static_cast<std::int64_t>(ticks_.tick_of_stamp(stamp_.load())) - ticks_.tick_of(now_ms);

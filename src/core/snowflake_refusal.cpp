@@ -76,11 +76,10 @@ void throw_refusal(const SnowflakeRefusal& r, const SnowflakeFacts& f) {
     case SnowflakeWhy::none:
       break;
   }
-  throw Error(errc::time_exhausted, "layout '" + l.name() + "': its " +
-                                        std::to_string(l.time_bits()) +
-                                        "-bit time field ran out at " +
-                                        format_iso8601_ms(f.time_runs_out_ms) +
-                                        ", so nothing was issued");
+  throw Error(errc::time_exhausted,
+              "layout '" + l.name() + "': its " + std::to_string(l.time_bits()) +
+                  "-bit time field ran out at " + format_iso8601_ms(f.time_runs_out_ms) +
+                  ", so nothing was issued");
 }
 
 }  // namespace idforge::detail

@@ -149,22 +149,18 @@ std::string TypeId::to_string() const {
   return s;
 }
 
-TypeIdGenerator::TypeIdGenerator(std::string_view prefix, Clock& clock)
+template <bool Shared>
+BasicTypeIdGenerator<Shared>::BasicTypeIdGenerator(std::string_view prefix, Clock& clock)
     : template_(prefix, Uuid::nil()), uuids_(clock) {}
 
-TypeId TypeIdGenerator::next() {
+template <bool Shared>
+TypeId BasicTypeIdGenerator<Shared>::next() {
   TypeId t = template_;
   t.uuid_ = uuids_.next();
   return t;
 }
 
-SharedTypeIdGenerator::SharedTypeIdGenerator(std::string_view prefix, Clock& clock)
-    : template_(prefix, Uuid::nil()), uuids_(clock) {}
-
-TypeId SharedTypeIdGenerator::next() {
-  TypeId t = template_;
-  t.uuid_ = uuids_.next();
-  return t;
-}
+template class BasicTypeIdGenerator<false>;
+template class BasicTypeIdGenerator<true>;
 
 }  // namespace idforge

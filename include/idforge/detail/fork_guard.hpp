@@ -27,9 +27,7 @@ class ForkGuard {
   ForkGuard& operator=(const ForkGuard&) = delete;
 
   /// Whether this is a child forked since the guard was made or last adopted.
-  bool forked() const noexcept {
-    return fork_epoch() != epoch_.load(std::memory_order_acquire);
-  }
+  bool forked() const noexcept { return fork_epoch() != epoch_.load(std::memory_order_acquire); }
   /// The check, keeping the epoch seen for adopt().
   Seen check() const noexcept {
     const std::uint64_t now = fork_epoch();

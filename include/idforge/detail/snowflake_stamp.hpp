@@ -36,9 +36,13 @@ struct SnowflakeTicks {
   std::uint64_t max_tick = 0;   // the last tick the time field holds
   std::uint64_t max_stamp = 0;  // the last stamp it holds
 
-  static constexpr SnowflakeTicks of(std::int64_t epoch_ms, std::int64_t tick_ms,
-                                     int sequence_bits, std::uint64_t max_tick) noexcept {
-    return {epoch_ms, tick_ms, 1.0 / static_cast<double>(tick_ms), sequence_bits, max_tick,
+  static constexpr SnowflakeTicks of(std::int64_t epoch_ms, std::int64_t tick_ms, int sequence_bits,
+                                     std::uint64_t max_tick) noexcept {
+    return {epoch_ms,
+            tick_ms,
+            1.0 / static_cast<double>(tick_ms),
+            sequence_bits,
+            max_tick,
             (max_tick << sequence_bits) | ((std::uint64_t{1} << sequence_bits) - 1)};
   }
 
@@ -85,17 +89,17 @@ struct SnowflakeTicks {
   constexpr std::uint64_t last_ending_by(std::int64_t unix_ms) const noexcept {
     if (unix_ms == std::numeric_limits<std::int64_t>::max()) return ~std::uint64_t{0};
     const std::uint64_t ticks =
-        unix_ms <= epoch_ms ? 0
-                            : static_cast<std::uint64_t>(unix_ms - epoch_ms) /
-                                  static_cast<std::uint64_t>(tick_ms);
+        unix_ms <= epoch_ms
+            ? 0
+            : static_cast<std::uint64_t>(unix_ms - epoch_ms) / static_cast<std::uint64_t>(tick_ms);
     return ticks == 0 ? 0 : end_of_tick(ticks - 1);
   }
   /// The Unix ms at which a stamp's tick begins (saturated at max()).
   constexpr std::int64_t unix_ms_of_stamp(std::uint64_t stamp) const noexcept {
     const std::uint64_t tick = tick_of_stamp(stamp);
-    const auto room = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() -
-                                                 epoch_ms) /
-                      static_cast<std::uint64_t>(tick_ms);
+    const auto room =
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - epoch_ms) /
+        static_cast<std::uint64_t>(tick_ms);
     if (tick > room) return std::numeric_limits<std::int64_t>::max();
     return epoch_ms + static_cast<std::int64_t>(tick) * tick_ms;
   }
