@@ -31,28 +31,15 @@ std::string prefix_end(std::string prefix) {
   return prefix;
 }
 
-class EtcdStore final : public LeaseStore {
+class EtcdStore final : public StoreBase {
  public:
   EtcdStore(const LeaseUrl& url, Clock& clock)
-      : url_(url.text),
-        clock_(&clock),
-        settings_(read_settings(url)),
+      : StoreBase(url.text, clock, read_settings(url)),
         prefix_(url.param("prefix").value_or("/idforge/lease/")),
         client_(url.endpoints, settings_.timeout_ms, url.text) {}
 
-  const std::string& url() const noexcept override { return url_; }
-
-  void check(const Layout& layout, std::optional<std::uint64_t> node) const override {
-    if (node)
-      check_fixed_node(layout, *node, settings_, url_);
-    else
-      (void)node_range(settings_, layout, url_);
-  }
-  std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
-
   Lease acquire(const Layout& layout) override {
-    guard_.check(url_);
-    const NodeRange range = node_range(settings_, layout, url_);
+    const NodeRange range = acquire_range(layout);
     std::lock_guard lock(mu_);
     const Grant grant = new_lease();
     std::set<std::uint64_t> taken;
@@ -356,12 +343,7 @@ class EtcdStore final : public LeaseStore {
     return parse_mark_text(text, "key " + mark_key(node), url_);
   }
 
-  std::string url_;
-  Clock* clock_;
-  CommonSettings settings_;
   std::string prefix_;
-  ForkGuard guard_;
-  StoreMutex mu_;
   EtcdClient client_;
   std::map<std::uint64_t, Held> held_;
   std::string generation_;           // the generation record as last read

@@ -113,32 +113,19 @@ std::string nonce() {
   return buf;
 }
 
-class FileStore final : public LeaseStore {
+class FileStore final : public StoreBase {
  public:
-  FileStore(const LeaseUrl& url, Clock& clock) : url_(url.text), clock_(&clock) {
-    url.allow_only({"ttl", "dc", "nodes"});
-    settings_ = common_settings(url, 3000);
-    dir_ = url.body.starts_with("//") ? url.body.substr(2) : url.body;  // file:///abs -> /abs
-  }
+  FileStore(const LeaseUrl& url, Clock& clock)
+      : StoreBase(url.text, clock, read_settings(url)),
+        dir_(url.body.starts_with("//") ? url.body.substr(2) : url.body) {}  // file:///abs
   ~FileStore() override {
     // In a forked child these are the child's copies: closing them leaves the parent's locks.
     for (const auto& [node, held] : held_) close_lock(held.fd);
   }
 
-  const std::string& url() const noexcept override { return url_; }
-
-  void check(const Layout& layout, std::optional<std::uint64_t> node) const override {
-    if (node)
-      check_fixed_node(layout, *node, settings_, url_);
-    else
-      (void)node_range(settings_, layout, url_);
-  }
-  std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
-
   Lease acquire(const Layout& layout) override {
-    guard_.check(url_);
+    const NodeRange range = acquire_range(layout);
     make_dirs(dir_, url_);
-    const NodeRange range = node_range(settings_, layout, url_);
     std::lock_guard lock(mu_);
     IDFORGE_EXPLORE_POINT(ExplorePoint::store_request, "acquire");
     read_or_create_generation();
@@ -532,12 +519,12 @@ class FileStore final : public LeaseStore {
     return dir_ + "/node-" + std::to_string(node) + ".mark";
   }
 
-  std::string url_;
-  Clock* clock_;
-  CommonSettings settings_;
+  static CommonSettings read_settings(const LeaseUrl& url) {
+    url.allow_only({"ttl", "dc", "nodes"});
+    return common_settings(url, 3000);
+  }
+
   std::string dir_;
-  ForkGuard guard_;
-  StoreMutex mu_;
   std::map<std::uint64_t, Held> held_;
   std::string generation_;                  // the record's ID as last read
   struct stat generation_stat_ {};          // its file as last read

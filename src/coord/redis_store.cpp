@@ -46,28 +46,15 @@ constexpr std::uint64_t kChunk = 256;
 
 using Type = RedisReply::Type;
 
-class RedisStore final : public LeaseStore {
+class RedisStore final : public StoreBase {
  public:
   RedisStore(const LeaseUrl& url, Clock& clock)
-      : url_(url.text),
-        clock_(&clock),
-        settings_(read_settings(url)),
+      : StoreBase(url.text, clock, read_settings(url)),
         prefix_(url.param("prefix").value_or("idforge:lease:")),
         link_(url.endpoints.front(), settings_.timeout_ms, url.text, presence_tag(prefix_)) {}
 
-  const std::string& url() const noexcept override { return url_; }
-
-  void check(const Layout& layout, std::optional<std::uint64_t> node) const override {
-    if (node)
-      check_fixed_node(layout, *node, settings_, url_);
-    else
-      (void)node_range(settings_, layout, url_);
-  }
-  std::int64_t ttl_ms() const noexcept override { return settings_.ttl_ms; }
-
   Lease acquire(const Layout& layout) override {
-    guard_.check(url_);
-    const NodeRange range = node_range(settings_, layout, url_);
+    const NodeRange range = acquire_range(layout);
     std::lock_guard lock(mu_);
     for (std::uint64_t start = 0; start < range.count; start += kChunk) {
       const std::uint64_t n = std::min(kChunk, range.count - start);
@@ -277,12 +264,7 @@ class RedisStore final : public LeaseStore {
     return parse_mark_text(text, "key " + mark_key(node), url_);
   }
 
-  std::string url_;
-  Clock* clock_;
-  CommonSettings settings_;
   std::string prefix_;
-  ForkGuard guard_;
-  StoreMutex mu_;
   RedisLink link_;
   std::string generation_;           // the generation record as last read
   std::int64_t reset_ms_ = kNoMark;  // its reset time

@@ -390,15 +390,6 @@ void make_dirs(const std::string& dir, const std::string& store) {
                      "cannot fsync directory " + parent + ": " + std::strerror(err));
 }
 
-ForkGuard::ForkGuard() noexcept {
-  idforge::detail::install_fork_handler();
-  epoch_ = idforge::detail::fork_epoch();
-}
-
-bool ForkGuard::in_child() const noexcept {
-  return idforge::detail::fork_epoch() != epoch_;
-}
-
 void ForkGuard::check(const std::string& store) const {
   if (in_child())
     throw LeaseError(LeaseFailure::rejected, store,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 #include "idforge/coord/lease.hpp"
 #include "idforge/coord/lease_url.hpp"
 #include "idforge/detail/explore.hpp"
+#include "idforge/detail/fork_guard.hpp"
 #include "idforge/snowflake_layout.hpp"
 
 namespace idforge::coord::detail {
@@ -129,17 +131,48 @@ void write_mark_file(const std::string& path, std::int64_t mark, const std::stri
 void make_dirs(const std::string& dir, const std::string& store);
 
 /// Remembers the process that opened a store: a forked child inherits the store's
-/// connection, file descriptors and lease, and must touch none of them.
+/// connection, file descriptors and lease, and must touch none of them. Core's fork guard
+/// (idforge/detail/fork_guard.hpp) decides; this adds the store's refusal.
 class ForkGuard {
  public:
-  ForkGuard() noexcept;
   /// True in a child process forked after this guard was made.
-  bool in_child() const noexcept;
+  bool in_child() const noexcept { return process_.forked(); }
   /// Throws LeaseError(rejected) naming store if in_child().
   void check(const std::string& store) const;
 
  private:
-  std::uint64_t epoch_;
+  idforge::detail::ForkGuard process_;
+};
+
+/// What every network or file store keeps and answers the same way: its URL, its clock,
+/// the settings read from the URL, the process that opened it and the mutex its requests
+/// hold; url(), check() and ttl_ms() follow from them.
+class StoreBase : public LeaseStore {
+ public:
+  const std::string& url() const noexcept final { return url_; }
+  void check(const Layout& layout, std::optional<std::uint64_t> node) const final {
+    if (node)
+      check_fixed_node(layout, *node, settings_, url_);
+    else
+      (void)node_range(settings_, layout, url_);
+  }
+  std::int64_t ttl_ms() const noexcept final { return settings_.ttl_ms; }
+
+ protected:
+  StoreBase(std::string url, Clock& clock, const CommonSettings& settings)
+      : url_(std::move(url)), clock_(&clock), settings_(settings) {}
+
+  /// The start of every acquire(): refuse in a forked child, then the node IDs to scan.
+  NodeRange acquire_range(const Layout& layout) const {
+    guard_.check(url_);
+    return node_range(settings_, layout, url_);
+  }
+
+  std::string url_;
+  Clock* clock_;
+  CommonSettings settings_;
+  ForkGuard guard_;
+  StoreMutex mu_;
 };
 
 /// Unix ms on clock.
