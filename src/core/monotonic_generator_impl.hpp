@@ -10,7 +10,9 @@ namespace idforge {
 
 template <class Rule, bool Shared>
 detail::u128 MonotonicGenerator<Rule, Shared>::take(std::uint64_t n) {
-  const std::int64_t now_ms = clock_.now_ms();
+  // Readings before 1970 count as millisecond 0, as the rules take them (and then a call
+  // draws no random bits for a millisecond that is not new).
+  const std::int64_t now_ms = std::max<std::int64_t>(clock_.now_ms(), 0);
   const detail::ForkGuard::Seen seen = fork_.check();
   detail::u128 last = cell_.guess();
   typename Rule::Bits bits{};

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <type_traits>
+#include <utility>
 
 #include "idforge/clock.hpp"
 #include "idforge/snowflake_generator.hpp"
@@ -28,6 +29,11 @@ static_assert(kPinned<SnowflakeGenerator> && kPinned<SharedSnowflakeGenerator>);
 static_assert(kPinned<UuidV7Generator> && kPinned<SharedUuidV7Generator>);
 static_assert(kPinned<UlidGenerator> && kPinned<SharedUlidGenerator>);
 static_assert(kPinned<TypeIdGenerator> && kPinned<SharedTypeIdGenerator>);
+
+// Who may throw: a ULID resumes after any ULID, a UUIDv7 generator refuses what is not a v7.
+static_assert(noexcept(std::declval<UlidGenerator&>().resume_after(Ulid{})));
+static_assert(noexcept(std::declval<SharedUlidGenerator&>().resume_after(Ulid{})));
+static_assert(!noexcept(std::declval<UuidV7Generator&>().resume_after(Uuid{})));
 
 TEST(NamingRule, BothSnowflakeGeneratorsIssueTheSameSequenceOnOneThread) {
   ManualClock clock(1'700'000'000'000 * 1'000'000LL);

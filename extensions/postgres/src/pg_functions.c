@@ -1,4 +1,5 @@
-/* The stateless functions: UUIDv7 (with a time or an interval), UUIDv4, ULID, TypeID, the Snowflake time, inspect (pg_internal.h lists the files). */
+/* The stateless functions: UUIDv7 (with a time or an interval), UUIDv4, ULID, TypeID, the Snowflake
+ * time, inspect (pg_internal.h lists the files). */
 #include "pg_internal.h"
 
 PG_FUNCTION_INFO_V1(pg_idforge_snowflake_time);

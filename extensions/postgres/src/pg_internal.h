@@ -138,6 +138,7 @@ void persist_mark(int64 mark);
 void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 now_ms);
 void lease_gate(int64* fence_ms);
 bool fast_issue(int64* id);
-void lease_publish(LeaseState state, const idforge_node_lease_info* info, const char* error, bool acquired);
+void lease_publish(LeaseState state, const idforge_node_lease_info* info, const char* error,
+                   bool acquired);
 
 #endif

@@ -10,7 +10,7 @@
  * At SIGTERM the fence goes to "stop" first, then the last issued tick is read and stored as the
  * node's mark when the lease is released. */
 void lease_publish(LeaseState state, const idforge_node_lease_info* info, const char* error,
-                          bool acquired) {
+                   bool acquired) {
   LWLockAcquire(shared->lock, LW_EXCLUSIVE);
   fast_off();
   shared->lease_state = state;

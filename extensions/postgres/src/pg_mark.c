@@ -1,4 +1,5 @@
-/* The durable mark file: read at start, written ahead of the IDs, and the fixed node's gate on where it was written (pg_internal.h lists the files). */
+/* The durable mark file: read at start, written ahead of the IDs, and the fixed node's gate on
+ * where it was written (pg_internal.h lists the files). */
 #include "pg_internal.h"
 
 const char* layout_hint =

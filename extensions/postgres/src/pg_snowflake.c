@@ -7,8 +7,8 @@
 /* Every refusal of idforge_snowflake(): ERROR with sqlerrcode, the message (a printf format)
  * after the function's name, and hint (NULL: none). One helper, so each refusal is one call
  * that says only what differs. */
-static void refuse(int sqlerrcode, const char* hint, const char* fmt, ...)
-    pg_attribute_printf(3, 4) pg_attribute_noreturn();
+static void refuse(int sqlerrcode, const char* hint, const char* fmt, ...) pg_attribute_printf(3, 4)
+    pg_attribute_noreturn();
 static void refuse(int sqlerrcode, const char* hint, const char* fmt, ...) {
   StringInfoData msg;
 
@@ -46,7 +46,8 @@ void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 now_ms) {
            "Check that the idforge lease worker runs (ps shows \"idforge lease worker\") and is "
            "not stalled, and that the server's processes read the same clock; issuing resumes "
            "after its next renewal.",
-           "fenced: node " UINT64_FORMAT "'s lease in idforge.lease_store '%s' covers IDs up to "
+           "fenced: node " UINT64_FORMAT
+           "'s lease in idforge.lease_store '%s' covers IDs up to "
            "Unix ms " INT64_FORMAT " only (the clock reads " INT64_FORMAT
            "), and the lease worker has not renewed it, though no renewal failed; nothing issued",
            node, lease_store_setting, fence_ms, now_ms);
@@ -70,7 +71,8 @@ void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 now_ms) {
              node, lease_store_setting, last_error);
     case LEASE_STOPPED:
       refuse(NOT_READY, NULL,
-             "stopped: node " UINT64_FORMAT " was released to idforge.lease_store '%s' (the "
+             "stopped: node " UINT64_FORMAT
+             " was released to idforge.lease_store '%s' (the "
              "server is shutting down, or the lease worker was ended: it leases again within %d "
              "s); nothing issued",
              node, lease_store_setting, LEASE_WORKER_RESTART_S);
@@ -78,7 +80,8 @@ void lease_refuse(LeaseState state, uint64 node, int64 fence_ms, int64 now_ms) {
       refuse(NOT_READY,
              "Issuing resumes after the next successful renewal: make the store reachable (see "
              "the server log).",
-             "fenced: node " UINT64_FORMAT "'s lease in idforge.lease_store '%s' covers IDs up "
+             "fenced: node " UINT64_FORMAT
+             "'s lease in idforge.lease_store '%s' covers IDs up "
              "to Unix ms " INT64_FORMAT " only (the clock reads " INT64_FORMAT
              "); renewals fail (last error: %s); nothing issued",
              node, lease_store_setting, fence_ms, now_ms, last_error);
@@ -249,8 +252,8 @@ Datum pg_idforge_snowflake(PG_FUNCTION_ARGS) {
         /* Bounded: a clock behind waits at most the bound (above) in all. */
         if (waited_ms > wait_bound_ms + 1000 && resumed)
           refuse(NOT_READY, NULL,
-                 "waited %lld ms for the clock, which is still %lld ms behind the durable mark "
-                 INT64_FORMAT " (Unix ms) read at startup",
+                 "waited %lld ms for the clock, which is still %lld ms behind the durable "
+                 "mark " INT64_FORMAT " (Unix ms) read at startup",
                  (long long)waited_ms, (long long)step.behind_ms, mark_ms);
         if (waited_ms > wait_bound_ms + 1000)
           refuse(NOT_READY, NULL,
@@ -288,12 +291,13 @@ Datum pg_idforge_snowflake(PG_FUNCTION_ARGS) {
           refuse(NOT_READY,
                  "The mark lies up to idforge.reserve_ms ahead of the last ID by design; if the "
                  "clock is right, retry once it passes the mark. Never lower the mark.",
-                 "the clock (Unix ms " INT64_FORMAT ") is %lld ms behind the durable mark "
-                 INT64_FORMAT " (Unix ms) in %s read at startup, more than the %lld ms a first "
+                 "the clock (Unix ms " INT64_FORMAT
+                 ") is %lld ms behind the durable mark " INT64_FORMAT
+                 " (Unix ms) in %s read at startup, more than the %lld ms a first "
                  "ID after a restart waits (max(idforge.reserve_ms, idforge.max_clock_wait_ms), "
                  "at most %d); nothing issued",
-                 now_ms, (long long)step.behind_ms, mark_ms, mark_source,
-                 (long long)wait_bound_ms, STARTUP_WAIT_LIMIT_MS);
+                 now_ms, (long long)step.behind_ms, mark_ms, mark_source, (long long)wait_bound_ms,
+                 STARTUP_WAIT_LIMIT_MS);
         refuse(NOT_READY,
                "Fix the clock (NTP) or wait until it passes the mark; never lower the mark.",
                "the clock is %lld ms behind the last issued ID (or the durable mark in %s), more "

@@ -1,4 +1,5 @@
-/* idforge_status(): where the generator, its mark and its lease stand, as JSON (pg_internal.h lists the files). */
+/* idforge_status(): where the generator, its mark and its lease stand, as JSON (pg_internal.h lists
+ * the files). */
 #include "pg_internal.h"
 
 /* Appends `"key": value` to buf; value is an integer, or null when it equals none. */

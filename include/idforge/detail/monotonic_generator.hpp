@@ -55,7 +55,9 @@ class MonotonicGenerator {
   void next_batch(std::span<Id> out);
   /// Continue strictly after id (e.g. the last one persisted before a restart); no effect if
   /// the generator is already past it. The family's rule says which IDs it refuses.
-  void resume_after(const Id& id) { cell_.raise_to(Rule::resume_stamp(id)); }
+  void resume_after(const Id& id) noexcept(noexcept(Rule::resume_stamp(id))) {
+    cell_.raise_to(Rule::resume_stamp(id));
+  }
   /// Unix ms of the last issued ID (or of the one resumed after); kNoUnixMs (clock.hpp) if
   /// none.
   std::int64_t last_unix_ms() const noexcept { return Rule::last_unix_ms(cell_.load()); }
