@@ -10,7 +10,7 @@
 
 #include "idforge/detail/text_avx2.hpp"
 
-#define IDFORGE_AVX2 __attribute__((target("avx2")))
+#define IDFORGE_TEXT_BATCH_TARGET __attribute__((target("avx2")))
 
 namespace idforge::detail {
 namespace {
@@ -23,39 +23,7 @@ using avx2::uuid_from_hex;
 using avx2::uuid_to_chars;
 using avx2::uuid_to_hex;
 
-// ---------------------------------------------------------------------------------------
-// Batches (see text_kernels_ssse3.cpp for the separator store)
-
-template <WriteFn Write>
-IDFORGE_AVX2 char* write_n(const Bytes16* values, std::size_t n, const char* sep,
-                           std::size_t sep_size, char* out) noexcept {
-  if (n == 0) return out;
-  if (sep_size == 1) {
-    // One byte store: cheaper than the 16-byte one below, which crosses a cache line for most
-    // of the 37- or 27-byte strides of a newline-separated batch.
-    const char c = *sep;
-    for (std::size_t i = 0; i + 1 < n; ++i) {
-      out = Write(values[i].data(), out);
-      *out++ = c;
-    }
-  } else if (sep_size <= 16) {
-    alignas(16) char padded[16] = {};
-    std::memcpy(padded, sep, sep_size);
-    const __m128i s = _mm_load_si128(reinterpret_cast<const __m128i*>(padded));
-    for (std::size_t i = 0; i + 1 < n; ++i) {
-      out = Write(values[i].data(), out);
-      store16(out, s);
-      out += sep_size;
-    }
-  } else {
-    for (std::size_t i = 0; i + 1 < n; ++i) {
-      out = Write(values[i].data(), out);
-      std::memcpy(out, sep, sep_size);
-      out += sep_size;
-    }
-  }
-  return Write(values[n - 1].data(), out);
-}
+#include "text_kernels_batch.inc"
 
 }  // namespace
 

@@ -12,8 +12,8 @@ namespace {
 
 template <class G>
 class MonotonicBefore1970 : public ::testing::Test {};
-using Generators = ::testing::Types<UuidV7Generator, SharedUuidV7Generator, UlidGenerator,
-                                    SharedUlidGenerator>;
+using Generators =
+    ::testing::Types<UuidV7Generator, SharedUuidV7Generator, UlidGenerator, SharedUlidGenerator>;
 TYPED_TEST_SUITE(MonotonicBefore1970, Generators);
 
 TYPED_TEST(MonotonicBefore1970, ReadsCountAsMillisecondZeroAndStillIncrease) {

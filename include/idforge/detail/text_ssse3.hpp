@@ -37,7 +37,7 @@ IDFORGE_SSSE3 inline __m128i load(const void* p) {
   return _mm_loadu_si128(static_cast<const __m128i*>(p));
 }
 
-IDFORGE_SSSE3 inline void store(void* p, __m128i v) {
+IDFORGE_SSSE3 inline void store16(void* p, __m128i v) {
   _mm_storeu_si128(static_cast<__m128i*>(p), v);
 }
 
@@ -97,8 +97,8 @@ IDFORGE_SSSE3 inline char* uuid_to_chars(const std::uint8_t* v, char* out) noexc
   const __m128i mid = _mm_alignr_epi8(d1, d0, 14);  // digits 14-29
   const __m128i b =
       _mm_or_si128(_mm_shuffle_epi8(mid, constant(kPlaceHigh)), constant(kHyphensHigh));
-  store(out, a);
-  store(out + 16, b);
+  store16(out, a);
+  store16(out + 16, b);
   const std::int32_t tail = _mm_cvtsi128_si32(_mm_srli_si128(d1, 12));  // digits 28-31
   std::memcpy(out + 32, &tail, 4);
   return out + 36;
@@ -107,8 +107,8 @@ IDFORGE_SSSE3 inline char* uuid_to_chars(const std::uint8_t* v, char* out) noexc
 IDFORGE_SSSE3 inline char* uuid_to_hex(const std::uint8_t* v, char* out) noexcept {
   __m128i d0, d1;
   hex_encode(load(v), d0, d1);
-  store(out, d0);
-  store(out + 16, d1);
+  store16(out, d0);
+  store16(out + 16, d1);
   return out + 32;
 }
 
@@ -130,7 +130,7 @@ IDFORGE_SSSE3 inline bool uuid_from_chars(const char* p, std::uint8_t* v) noexce
   __m128i ok0, ok1;
   const __m128i v0 = hex_decode(d0, ok0), v1 = hex_decode(d1, ok1);
   if (!(all_ok(ok0, ok1) & ((dashes & kDashBits) == kDashBits))) return false;
-  store(v, join_nibbles(v0, v1));
+  store16(v, join_nibbles(v0, v1));
   return true;
 }
 
@@ -138,7 +138,7 @@ IDFORGE_SSSE3 inline bool uuid_from_hex(const char* p, std::uint8_t* v) noexcept
   __m128i ok0, ok1;
   const __m128i v0 = hex_decode(load(p), ok0), v1 = hex_decode(load(p + 16), ok1);
   if (!all_ok(ok0, ok1)) return false;
-  store(v, join_nibbles(v0, v1));
+  store16(v, join_nibbles(v0, v1));
   return true;
 }
 
@@ -168,8 +168,8 @@ IDFORGE_SSSE3 inline char* ulid_to_chars(const std::uint8_t* v, char* out) noexc
   const __m128i c0 = _mm_packus_epi16(base32_group<0, 0>(s0), base32_group<8, 2>(s2));
   const __m128i c10 = _mm_packus_epi16(base32_group<10, 2>(s2), base32_group<18, 2>(s2));
   // Characters 0-15 and 10-25: two stores that overlap on identical bytes.
-  store(out, base32_chars(c0));
-  store(out + 10, base32_chars(c10));
+  store16(out, base32_chars(c0));
+  store16(out + 10, base32_chars(c10));
   return out + 26;
 }
 
@@ -205,8 +205,8 @@ IDFORGE_SSSE3 inline bool ulid_from_chars(const char* p, std::uint8_t* v) noexce
     return false;
   const __m128i t = base32_join(_mm_shuffle_epi8(a, constant(s::kUlidTimeGather)));
   const __m128i r = base32_join(b);
-  store(v, _mm_or_si128(_mm_shuffle_epi8(t, constant(s::kUlidTimeBytes)),
-                        _mm_shuffle_epi8(r, constant(s::kUlidRandomBytes))));
+  store16(v, _mm_or_si128(_mm_shuffle_epi8(t, constant(s::kUlidTimeBytes)),
+                          _mm_shuffle_epi8(r, constant(s::kUlidRandomBytes))));
   return true;
 }
 
