@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -36,6 +37,8 @@ using Step = HttpSession::Step;
 constexpr auto kTick = std::chrono::milliseconds(20);
 // Bytes one read takes from a socket.
 constexpr std::size_t kReadChunk = 16 * 1024;
+// Bytes the asynchronous read that waits for a request takes: a typical request whole.
+constexpr std::size_t kFirstRead = 1024;
 // After an answer that closes the connection, what the client still sends is read and
 // dropped for at most this long and this much, so close() does not reset the connection
 // and destroy the answer before the client reads it (RFC 9112 §9.6).
@@ -224,22 +227,33 @@ class Connection final : public std::enable_shared_from_this<Connection> {
                            now + ms_to_ns(l_.config.read_timeout_ms));
     }
     // A read that filled the buffer may have left more behind: read again at once. Else
-    // wait: Asio re-arms the socket (EPOLL_CTL_MOD) for every wait, and that reports a
-    // socket already readable, so bytes that came in meanwhile are not missed.
+    // an asynchronous read into this connection's own small buffer. Not async_wait: Asio
+    // starts a wait without trying the socket first and re-arms it (EPOLL_CTL_MOD) every
+    // time, one system call per request; a read is registered once (edge-triggered) and
+    // performed by the reactor when the socket turns readable.
     if (more_ && try_read()) return true;
+    const std::size_t want = std::min(room(), first_.size());
+    if (want == 0) {  // cannot happen: the session refuses before its input fills
+      session_.input_closed();
+      return true;
+    }
     reading_ = true;
-    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](const error_code& ec) {
-      self->on_readable(ec);
-    });
+    socket_.async_read_some(asio::buffer(first_.data(), want),
+                            [self = shared_from_this(), want](const error_code& ec, std::size_t n) {
+                              self->on_read(ec, n, want);
+                            });
     return false;
+  }
+
+  // How many more bytes the session's input takes (HttpSession::kMaxInput in all).
+  std::size_t room() {
+    return HttpSession::kMaxInput - std::min(HttpSession::kMaxInput, session_.input().size());
   }
 
   // Reads what the socket holds without waiting. False when it held nothing; true when
   // bytes, the end of the input, or an error arrived.
   bool try_read() {
-    const std::size_t room =
-        HttpSession::kMaxInput - std::min(HttpSession::kMaxInput, session_.input().size());
-    const std::size_t want = std::min(room, kReadChunk);
+    const std::size_t want = std::min(room(), kReadChunk);
     if (want == 0) {  // cannot happen: the session refuses before its input fills
       session_.input_closed();
       return true;
@@ -260,14 +274,12 @@ class Connection final : public std::enable_shared_from_this<Connection> {
     return true;
   }
 
-  void on_readable(const error_code& ec) {
+  void on_read(const error_code& ec, std::size_t n, std::size_t want) {
     reading_ = false;
     if (closed_) return;
     if (!ec) {
-      if (!try_read()) {  // woken with nothing to read: wait again
-        if (read()) advance();
-        return;
-      }
+      session_.input().append(first_.data(), n);
+      more_ = n == want;  // the socket may hold more: the next read() takes it at once
     } else if (ec == asio::error::operation_aborted) {
       if (timer_fired_) session_.timed_out();  // otherwise stop() cancelled an idle wait
     } else {
@@ -360,7 +372,10 @@ class Connection final : public std::enable_shared_from_this<Connection> {
   std::size_t lingered_ = 0;
   bool reading_ = false, writing_ = false, lingering_ = false, closed_ = false;
   bool timer_fired_ = false, stopping_ = false, in_handler_ = false;
-  bool more_ = false;           // the last read filled the buffer: the socket may hold more
+  bool more_ = false;  // the last read filled the buffer: the socket may hold more
+  // Where the asynchronous read lands; the rest of a larger request is read at once into
+  // the worker's buffer (try_read). Small, since every waiting connection holds one.
+  std::array<char, kFirstRead> first_{};
   bool slot_released_ = false;  // its max-connections slot was given back (linger, shed)
 };
 

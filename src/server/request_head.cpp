@@ -4,41 +4,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
+#include <boost/beast/http/rfc7230.hpp>
 #include <cctype>
 #include <string>
 
 namespace idforge::server::detail {
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 std::string_view trim(std::string_view s) noexcept {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-// tchar (RFC 9110 §5.6.2).
-bool is_token_char(unsigned char c) noexcept {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-bool is_token(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (const char c : s)
-    if (!is_token_char(static_cast<unsigned char>(c))) return false;
-  return true;
 }
 
 ScanResult error(HttpError& err, int status, std::string type, std::string detail) {
@@ -167,13 +145,13 @@ ScanResult scan_head(std::string_view in, HeadScan& s, HttpError& err) {
 
 std::optional<std::string_view> RequestHead::field(std::string_view name) const noexcept {
   for (const auto& [k, v] : fields)
-    if (iequals(k, name)) return v;
+    if (boost::beast::iequals(k, name)) return v;
   return std::nullopt;
 }
 
 std::size_t RequestHead::count(std::string_view name) const noexcept {
   std::size_t n = 0;
-  for (const auto& f : fields) n += iequals(f.first, name) ? 1 : 0;
+  for (const auto& f : fields) n += boost::beast::iequals(f.first, name) ? 1 : 0;
   return n;
 }
 
@@ -260,12 +238,6 @@ std::vector<std::string_view> field_lines(std::string_view raw_head) {
   return out;
 }
 
-bool is_tchar(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return std::isalnum(u) != 0 ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 }  // namespace
 
 HttpError parser_error(const boost::beast::error_code& ec, std::string_view request_line,
@@ -302,8 +274,7 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
     for (const std::string_view line : field_lines(raw_head)) {
       const std::size_t colon = line.find(':');
       const std::string_view name = line.substr(0, colon);
-      if (colon == std::string_view::npos || name.empty() ||
-          !std::all_of(name.begin(), name.end(), is_tchar))
+      if (colon == std::string_view::npos || !is_token(name))
         return {400, "bad-header",
                 fmt::format("header name '{}' is not a token followed directly by ':' "
                             "(RFC 9112 §5.1)",
@@ -319,7 +290,8 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
     std::size_t n = 0;
     for (const std::string_view line : field_lines(raw_head)) {
       const std::size_t colon = line.find(':');
-      if (colon == std::string_view::npos || !iequals(line.substr(0, colon), "content-length"))
+      if (colon == std::string_view::npos ||
+          !boost::beast::iequals(line.substr(0, colon), "content-length"))
         continue;
       values += fmt::format("{}'{}'", values.empty() ? "" : " and ",
                             printable(trim(line.substr(colon + 1)), 64));
@@ -332,7 +304,8 @@ HttpError parser_error(const boost::beast::error_code& ec, std::string_view requ
     bool chunked = false;  // Beast refuses Content-Length beside Transfer-Encoding here too
     for (const std::string_view line : field_lines(raw_head)) {
       const std::size_t colon = line.find(':');
-      if (colon != std::string_view::npos && iequals(line.substr(0, colon), "transfer-encoding"))
+      if (colon != std::string_view::npos &&
+          boost::beast::iequals(line.substr(0, colon), "transfer-encoding"))
         chunked = true;
     }
     if (n == 1 && chunked)
@@ -444,21 +417,24 @@ bool check_framing(RequestParser& parser, RequestHead& head, std::uint64_t max_b
     if (lengths > 0)
       return refuse(400, "bad-transfer-encoding",
                     "the request has both Transfer-Encoding and Content-Length (RFC 9112 §6.3)");
+    // Beast's opt_token_list reads the list (empty elements skipped, RFC 9110 §5.6.1) and
+    // validate_list() its grammar; a coding with parameters is not a token and is refused.
     std::vector<std::string_view> codings;
     for (const auto& [name, value] : head.fields) {
-      if (!iequals(name, "transfer-encoding")) continue;
-      std::size_t i = 0;
-      while (i <= value.size()) {
-        const std::size_t comma = std::min(value.find(',', i), value.size());
-        codings.push_back(trim(value.substr(i, comma - i)));
-        i = comma + 1;
-      }
+      if (!boost::beast::iequals(name, "transfer-encoding")) continue;
+      const boost::beast::http::opt_token_list list(value);
+      if (!boost::beast::http::validate_list(list))
+        return refuse(400, "bad-transfer-encoding",
+                      fmt::format("Transfer-Encoding '{}' is not a list of transfer codings "
+                                  "(tokens separated by commas)",
+                                  printable(value, 64)));
+      for (const auto c : list) codings.emplace_back(c.data(), c.size());
     }
+    if (codings.empty())
+      return refuse(400, "bad-transfer-encoding", "Transfer-Encoding names no transfer coding");
     for (std::size_t k = 0; k < codings.size(); ++k) {
       const std::string_view c = codings[k];
-      if (c.empty())
-        return refuse(400, "bad-transfer-encoding", "Transfer-Encoding has an empty element");
-      if (iequals(c, "chunked")) {
+      if (boost::beast::iequals(c, "chunked")) {
         if (k + 1 != codings.size())
           return refuse(
               400, "bad-transfer-encoding",
@@ -485,8 +461,8 @@ bool check_framing(RequestParser& parser, RequestHead& head, std::uint64_t max_b
                               max_body_bytes));
   // Expect (RFC 9110 §10.1.1): 100-continue is the only expectation; HTTP/1.0 ignores it.
   for (const auto& [name, value] : head.fields) {
-    if (!iequals(name, "expect")) continue;
-    if (!iequals(trim(value), "100-continue"))
+    if (!boost::beast::iequals(name, "expect")) continue;
+    if (!boost::beast::iequals(trim(value), "100-continue"))
       return refuse(417, "expectation-failed",
                     fmt::format("Expect '{}' cannot be met; only 100-continue is understood",
                                 printable(value, 64)));

@@ -4,20 +4,10 @@
 #include <chrono>
 #include <ctime>
 
+#include "target.hpp"
+
 namespace idforge::server::detail {
 namespace {
-
-bool is_token_char(unsigned char c) noexcept {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-bool sendable_name(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (const char c : s)
-    if (!is_token_char(static_cast<unsigned char>(c))) return false;
-  return true;
-}
 
 bool sendable_value(std::string_view s) noexcept {
   for (const char c : s)
@@ -49,7 +39,7 @@ std::string_view http_date() {
 bool sendable(const Response& r) noexcept {
   if (r.status < 200 || r.status > 599 || !sendable_value(r.content_type)) return false;
   for (const auto& [k, v] : r.headers)
-    if (!sendable_name(k) || !sendable_value(v)) return false;
+    if (!is_token(k) || !sendable_value(v)) return false;
   return true;
 }
 

@@ -3,6 +3,7 @@
 // framing in http_session.cpp, the sockets in listener.cpp.
 #include <fmt/format.h>
 
+#include <boost/beast/core/string.hpp>
 #include <chrono>
 #include <filesystem>
 
@@ -22,17 +23,6 @@ bool constant_time_equal(std::string_view a, std::string_view b) noexcept {
   unsigned char diff = 0;
   for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
-}
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 // Methods of RFC 9110 §9 this server routes (answering 405 where a resource exists with
@@ -125,7 +115,7 @@ void Server::Impl::route(const detail::RequestHead& head, detail::Exchange& x) {
       // credentials = auth-scheme 1*SP token68 (RFC 9110 §11.4); the scheme is
       // case-insensitive (§11.1).
       const std::size_t sp = auth->find(' ');
-      bearer = sp != std::string_view::npos && iequals(auth->substr(0, sp), "bearer");
+      bearer = sp != std::string_view::npos && boost::beast::iequals(auth->substr(0, sp), "bearer");
       if (bearer)
         credentials = auth->substr(auth->find_first_not_of(' ', sp) == std::string_view::npos
                                        ? auth->size()

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <boost/beast/core/string.hpp>
 
 namespace idforge::server::detail {
 namespace {
@@ -42,14 +43,18 @@ bool is_control(unsigned char c) noexcept {
 }
 
 bool iequals_prefix(std::string_view s, std::string_view prefix) noexcept {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    char c = s[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != prefix[i]) return false;
-  }
-  return true;
+  return s.size() >= prefix.size() && boost::beast::iequals(s.substr(0, prefix.size()), prefix);
 }
+
+// tchar (RFC 9110 §5.6.2).
+constexpr std::array<bool, 256> kTokenByte = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (unsigned char c : std::string_view("!#$%&'*+-.^_`|~")) t[c] = true;
+  return t;
+}();
 
 // Percent-decodes in into out; plus_is_space for query parts (the form encoding that
 // URLSearchParams writes). On a '%' without two hex digits returns false with its offset.
@@ -231,6 +236,13 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   if (text.size() > max_bytes)
     fmt::format_to(std::back_inserter(out), "...({} bytes)", text.size());
   return out;
+}
+
+bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!kTokenByte[static_cast<unsigned char>(c)]) return false;
+  return true;
 }
 
 bool parse_target(std::string_view raw, Target& out, HttpError& err) {

@@ -36,6 +36,10 @@ bool parse_target(std::string_view raw, Target& out, HttpError& err);
 /// most U+10FFFF). bad_at receives the offset of the first byte that breaks it.
 bool is_utf8(std::string_view text, std::size_t* bad_at = nullptr) noexcept;
 
+/// True when s is a token (RFC 9110 §5.6.2: one or more tchar): a method, a header name, a
+/// transfer coding. The one tchar test of the server, for what it reads and what it sends.
+bool is_token(std::string_view s) noexcept;
+
 /// text with every byte outside printable ASCII, and '"' and '\', written as \xHH: safe
 /// in a log line, a JSON string and a terminal, whatever a client sent.
 std::string printable(std::string_view text, std::size_t max_bytes = 256);

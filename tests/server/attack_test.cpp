@@ -367,6 +367,19 @@ std::vector<Probe> open_probes() {
       {"identity_coding", {get("/healthz", "Transfer-Encoding: identity\r\n")}, {400}},
       {"empty_transfer_encoding", {get("/healthz", "Transfer-Encoding: \r\n")}, {400}},
       {"chunked_twice", {get("/healthz", chunked + chunked) + "0\r\n\r\n"}, {400}},
+      // Empty list elements are skipped (RFC 9110 §5.6.1), by the check and by Beast's
+      // framing alike: the chunked body is read as one, and the next request is served.
+      {"transfer_encoding_empty_elements",
+       {get("/healthz", "Transfer-Encoding: , chunked,\r\n") + "5\r\nhello\r\n0\r\n\r\n" +
+        kFollow},
+       {200, 200}},
+      {"transfer_coding_with_parameters",
+       {get("/healthz", "Transfer-Encoding: chunked;q=1\r\n") + "0\r\n\r\n"},
+       {400},
+       0,
+       {},
+       detail_names(0, "is not a list of transfer codings")},
+      {"transfer_encoding_only_commas", {get("/healthz", "Transfer-Encoding: , ,\r\n")}, {400}},
       {"chunked_in_http10", {"GET /healthz HTTP/1.0\r\n" + chunked + "\r\n0\r\n\r\n"}, {400}},
       {"chunked_body_then_pipelined",
        {get("/healthz", chunked) + "5\r\nhello\r\n0\r\n\r\n" + kFollow},

@@ -32,6 +32,14 @@ TEST(Target, OriginAndAbsoluteFormsDecodeToThePathAndQuery) {
   EXPECT_EQ(out.form, Target::Form::asterisk);
 }
 
+TEST(Token, IsOneOrMoreTcharsOfRfc9110) {
+  for (const char* yes : {"GET", "chunked", "X-Request-Id", "!#$%&'*+-.^_`|~09azAZ"})
+    EXPECT_TRUE(is_token(yes)) << yes;
+  for (const char* no : {"", "a b", "chunked;q=1", "Na:me", "caf\xc3\xa9", "x\ty", "(x)", "a,b"})
+    EXPECT_FALSE(is_token(no)) << no;
+  EXPECT_FALSE(is_token(std::string_view("a\0b", 3)));
+}
+
 TEST(Target, RefusedTargetsSayWhy) {
   struct Case {
     const char* raw;
