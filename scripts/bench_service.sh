@@ -14,12 +14,24 @@
 # batches of 1,000 >= 99% of the layout's ceiling (one node, twitter: 4,096,000 IDs/s).
 # IDFORGE_BENCH_PERF=FILE: also record `perf` on the server during the single-ID runs and
 # write the hottest symbols to FILE.
+# IDFORGE_BIN=PATH: measure that idforge binary instead of build/src/cli/idforge.
+# IDFORGE_BENCH_PIN=1: the servers (idforge serve with one I/O thread, and a private Redis)
+# on CPU 0 and the load generators (one thread each) on CPU 1, so each ratio is per core.
+# IDFORGE_BENCH_STRACE=1: after the runs, count the server's system calls (strace -c -f)
+# during a 3-second single-ID run at the first number of clients, per request.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 clients="${1:-16,64}"
 secs="${2:-10}"
 threads=2
-idf="$root/build/src/cli/idforge"
+server_cpu=() client_cpu_set=() io_threads=()
+if [ "${IDFORGE_BENCH_PIN:-0}" = 1 ]; then
+  [ "$(nproc)" -ge 2 ] || { echo "bench_service: IDFORGE_BENCH_PIN needs 2 CPUs" >&2; exit 1; }
+  threads=1
+  server_cpu=(taskset -c 0) client_cpu_set=(taskset -c 1) io_threads=(--io-threads 1)
+  unset IDFORGE_REDIS_URL  # a Redis started elsewhere is not pinned: start a private one
+fi
+idf="${IDFORGE_BIN:-$root/build/src/cli/idforge}"
 [ -x "$idf" ] || bash "$root/scripts/build.sh" >/dev/null
 for tool in wrk redis-benchmark pgbench; do
   command -v "$tool" >/dev/null || { echo "bench_service: $tool is missing (bash scripts/setup.sh)" >&2; exit 1; }
@@ -69,7 +81,7 @@ timed() {
 }
 
 # --- the three servers --------------------------------------------------------------
-"$idf" serve --port 0 --access-log off --max-connections 1024 --data "$tmp/data" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+"${server_cpu[@]}" "$idf" serve --port 0 --access-log off --max-connections 1024 "${io_threads[@]}" --data "$tmp/data" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 serve_pid=$!
 url=""
 for _ in $(seq 100); do
@@ -87,7 +99,7 @@ if [ -n "${IDFORGE_REDIS_URL:-}" ]; then
   redis_host="${hp%:*}" redis_port="${hp##*:}"
 else
   mkdir -p "$tmp/redis"
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp/redis" \
+  "${server_cpu[@]}" redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp/redis" \
     --daemonize no >"$tmp/redis/log" 2>&1 &
   redis_pid=$!
   for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -117,7 +129,7 @@ run_wrk() {  # key, label, clients, path, ids per request
   fi
   local before after
   before="$(proc_cpu "$serve_pid")"
-  timed "$tmp/wrk.txt" wrk -t"$threads" -c"$3" -d"${secs}s" --latency "${url}${4#/}"
+  timed "$tmp/wrk.txt" "${client_cpu_set[@]}" wrk -t"$threads" -c"$3" -d"${secs}s" --latency "${url}${4#/}"
   after="$(proc_cpu "$serve_pid")"
   [ -n "$perf_pid" ] && wait "$perf_pid" || true
   if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.txt"; then
@@ -135,7 +147,7 @@ run_redis() {  # key, clients
   local r p50 p before after start end run_s
   before="$(redis_cpu)"
   start="$(date +%s.%N)"
-  timed "$tmp/redis.csv" redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$2" --threads "$threads" \
+  timed "$tmp/redis.csv" "${client_cpu_set[@]}" redis-benchmark -h "$redis_host" -p "$redis_port" -t incr -c "$2" --threads "$threads" \
     -n "$((60000 * secs))" --csv
   end="$(date +%s.%N)"
   after="$(redis_cpu)"
@@ -148,7 +160,7 @@ run_redis() {  # key, clients
 
 run_pg() {  # key, clients
   rm -f "$tmp"/pglog.*
-  (cd "$tmp" && timed "$tmp/pgbench.txt" pgbench -n -M prepared -c "$2" -j "$threads" -T "$secs" -f nextval.sql \
+  (cd "$tmp" && timed "$tmp/pgbench.txt" "${client_cpu_set[@]}" pgbench -n -M prepared -c "$2" -j "$threads" -T "$secs" -f nextval.sql \
     -l --log-prefix=pglog "${pg_conn[@]}" && echo "$client_cpu" >"$tmp/pgbench.cpu")
   local r n p50 p
   r="$(awk '/^tps = / { print $3; exit }' "$tmp/pgbench.txt")"
@@ -181,7 +193,27 @@ for c in "${client_counts[@]}"; do
         c, a / r, pa / pr, 100 * b * 1000 / ceil, ceil }')")
 done
 echo
+[ "${IDFORGE_BENCH_PIN:-0}" = 1 ] && echo "(pinned: servers on CPU 0, load generators on CPU 1, one thread each)"
 printf '%s\n' "${summary[@]}"
+if [ "${IDFORGE_BENCH_STRACE:-0}" = 1 ]; then
+  command -v strace >/dev/null || { echo "bench_service: strace is missing" >&2; exit 1; }
+  c="${client_counts[0]}"
+  strace -c -f -o "$tmp/strace.txt" -p "$serve_pid" &
+  strace_pid=$!
+  sleep 0.5
+  "${client_cpu_set[@]}" wrk -t"$threads" -c"$c" -d3s "${url}v1/ids/snowflake" >"$tmp/wrk.strace.txt" 2>&1
+  sleep 0.5
+  kill -INT "$strace_pid" 2>/dev/null || true
+  wait "$strace_pid" 2>/dev/null || true
+  n="$(awk '/requests in/ { print $1 }' "$tmp/wrk.strace.txt")"
+  echo
+  echo "system calls of idforge serve under strace -c -f, $c clients, $n requests (3 s; strace slows it):"
+  echo
+  echo "| syscall | calls | per request |"
+  echo "|---|---:|---:|"
+  awk -v n="$n" '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+      printf "| %s | %d | %.3f |\n", $NF, $4, $4 / n }' "$tmp/strace.txt" | sort -t'|' -k3 -rn | head -12
+fi
 if [ -n "${IDFORGE_BENCH_PERF:-}" ]; then
   for c in "${client_counts[@]}"; do
     echo "== $c clients, single IDs: perf report --no-children (top 40) =="
