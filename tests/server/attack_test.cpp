@@ -370,8 +370,7 @@ std::vector<Probe> open_probes() {
       // Empty list elements are skipped (RFC 9110 §5.6.1), by the check and by Beast's
       // framing alike: the chunked body is read as one, and the next request is served.
       {"transfer_encoding_empty_elements",
-       {get("/healthz", "Transfer-Encoding: , chunked,\r\n") + "5\r\nhello\r\n0\r\n\r\n" +
-        kFollow},
+       {get("/healthz", "Transfer-Encoding: , chunked,\r\n") + "5\r\nhello\r\n0\r\n\r\n" + kFollow},
        {200, 200}},
       {"transfer_coding_with_parameters",
        {get("/healthz", "Transfer-Encoding: chunked;q=1\r\n") + "0\r\n\r\n"},
