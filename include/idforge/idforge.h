@@ -462,6 +462,12 @@ IDFORGE_API void idforge_snowflake_step_next(const idforge_snowflake_rule* rule,
                                              int64_t mark_ms, int64_t now_ms, int64_t reserve_ms,
                                              int64_t max_wait_ms, idforge_snowflake_step* out);
 
+/** 1 when an ID of stamp lies under a lease's fence at fence_ms (Unix ms): its whole tick ends
+ *  by then, the rule the library's own generators apply (a fence inside a tick admits none of
+ *  it); 0 otherwise, or for a NULL rule. INT64_MAX: no fence, every stamp is admitted. */
+IDFORGE_API int idforge_snowflake_fence_admits(const idforge_snowflake_rule* rule, uint64_t stamp,
+                                               int64_t fence_ms);
+
 /** Where a mark was written: a database system's identifier and the timeline it was on
  *  (PostgreSQL: the control file's system identifier and the WAL timeline), and the base
  *  backup the data directory was started from (PostgreSQL: a hash of its backup_label.old; 0:

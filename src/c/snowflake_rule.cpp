@@ -99,6 +99,13 @@ uint64_t idforge_snowflake_resume_stamp(const idforge_snowflake_rule* r, int64_t
   return c::ticks_of(*r).used_through(mark_ms);
 }
 
+int idforge_snowflake_fence_admits(const idforge_snowflake_rule* r, uint64_t stamp,
+                                   int64_t fence_ms) {
+  if (!r) return 0;
+  // SnowflakeTicks::last_ending_by is what a generator's fence is set to (lease keeper).
+  return stamp <= c::ticks_of(*r).last_ending_by(fence_ms) ? 1 : 0;
+}
+
 void idforge_snowflake_step_next(const idforge_snowflake_rule* r, uint64_t last, int64_t mark_ms,
                                  int64_t now_ms, int64_t reserve_ms, int64_t max_wait_ms,
                                  idforge_snowflake_step* out) {

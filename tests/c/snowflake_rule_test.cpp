@@ -139,6 +139,32 @@ TEST(CSnowflakeRule, AStepBackBeyondTheBoundIsRefusedAtOnceOnALongTick) {
   EXPECT_EQ(s.stamp, stamp + 1);
 }
 
+// The fence admits an ID only when its whole tick ends by the fence: on a 1 s tick, a fence
+// inside the tick admits none of it, one at the tick's end admits all of it.
+TEST(CSnowflakeRule, TheFenceAdmitsAStampOnlyWhenItsWholeTickEndsByIt) {
+  const auto p = prepare("time=41,dc=5,worker=5,seq=12,tick=1s,epoch=1288834974000", 1);
+  idforge_snowflake_step s{};
+  idforge_snowflake_step_next(&p, 0, IDFORGE_NO_UNIX_MS, kNow + 400, 0, 5, &s);
+  ASSERT_EQ(s.kind, IDFORGE_STEP_ISSUE);
+  // The tick holding kNow + 400 and where it ends (the epoch is not on a whole second).
+  const std::int64_t start = p.epoch_ms + (kNow + 400 - p.epoch_ms) / p.tick_ms * p.tick_ms;
+  const std::int64_t end = start + p.tick_ms;
+  ASSERT_LE(start, kNow + 400);
+  ASSERT_GT(end, kNow + 400);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, s.stamp, end), 1);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, s.stamp, end - 1), 0);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, s.stamp, start + 1), 0);  // inside the tick
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, s.stamp + 1, end), 1);    // same tick
+  const std::uint64_t next_tick = ((s.stamp >> p.sequence_bits) + 1) << p.sequence_bits;
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, next_tick, end), 0);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, next_tick, end + p.tick_ms), 1);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, UINT64_MAX, INT64_MAX), 1);  // no fence
+  // At the epoch's end: the first tick's stamps are admitted, the second's are not.
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, 1, p.epoch_ms + p.tick_ms), 1);
+  EXPECT_EQ(idforge_snowflake_fence_admits(&p, 1u << p.sequence_bits, p.epoch_ms + p.tick_ms), 0);
+  EXPECT_EQ(idforge_snowflake_fence_admits(nullptr, 0, INT64_MAX), 0);
+}
+
 // A stamp past the layout's last tick (all ones, the "none yet" of some callers) is EXHAUSTED;
 // last + 1 wrapped to tick 0 and issued a low ID before.
 TEST(CSnowflakeRule, AStampPastTheLastTickIsExhaustedNotWrapped) {

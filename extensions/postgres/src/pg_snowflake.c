@@ -216,11 +216,8 @@ Datum pg_idforge_snowflake(PG_FUNCTION_ARGS) {
     idforge_snowflake_step_next(&shared->params, last, shared->mark_ms, now_ms, reserve_ms_setting,
                                 wait_bound_ms, &step);
     if (step.kind == IDFORGE_STEP_ISSUE) {
-      /* The lease's fence: the ID's whole tick must end before it (lease_keeper.hpp). */
-      if (fence_ms != PG_INT64_MAX &&
-          shared->params.epoch_ms + (int64)((step.stamp >> shared->params.sequence_bits) + 1) *
-                                        shared->params.tick_ms >
-              fence_ms) {
+      /* The lease's fence: the ID's whole tick must end by it (the library's rule). */
+      if (!idforge_snowflake_fence_admits(&shared->params, step.stamp, fence_ms)) {
         LWLockRelease(shared->lock);
         lease_refuse(LEASE_HELD, shared->lease_node, fence_ms, now_ms);
       }
