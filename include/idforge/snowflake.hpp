@@ -37,13 +37,6 @@ class Snowflake {
 /// naming the field, its value and its width). unix_ms in parts is ignored; tick counts.
 Snowflake compose(const Layout& layout, const SnowflakeParts& parts);
 
-/// Packs without checks; for generators that already hold valid fields.
-inline std::uint64_t compose_unchecked(const Layout& layout, std::uint64_t tick, std::uint64_t node,
-                                       std::uint64_t sequence) noexcept {
-  return (tick << layout.time_shift()) | (node << layout.node_shift()) |
-         (sequence << layout.sequence_shift());
-}
-
 /// Splits an ID into its fields. Throws errc::invalid_argument if a signed layout's ID has
 /// its top bit set (no generator with that layout could have made it).
 SnowflakeParts decompose(const Layout& layout, Snowflake id);

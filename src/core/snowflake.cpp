@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "idforge/detail/snowflake_stamp.hpp"
 #include "idforge/error.hpp"
 
 namespace idforge {
@@ -24,7 +25,11 @@ Snowflake compose(const Layout& layout, const SnowflakeParts& p) {
   check_width("tick", p.tick, layout.time_bits());
   check_width("node", p.node, layout.node_bits());
   check_width("sequence", p.sequence, layout.sequence_bits());
-  return Snowflake(compose_unchecked(layout, p.tick, p.node, p.sequence));
+  // The bits packed where every generator, the C ABI and PostgreSQL pack them.
+  const auto bits = detail::SnowflakeBits::of(layout.sequence_bits(), layout.time_shift(),
+                                              layout.node_shift(), layout.sequence_shift());
+  return Snowflake(bits.id_of((p.tick << layout.sequence_bits()) | p.sequence,
+                              bits.node_bits(p.node)));
 }
 
 SnowflakeParts decompose(const Layout& layout, Snowflake id) {
