@@ -96,7 +96,10 @@ std::string pending_line_error(std::string_view pending) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t eol = pending.find("\r\n", start);
-    const std::size_t len = (eol == std::string_view::npos ? pending.size() : eol) - start;
+    std::size_t len = (eol == std::string_view::npos ? pending.size() : eol) - start;
+    // A CR at the very end may be the start of the line's CRLF: not counted, as a line
+    // complete in one read does not count it.
+    if (eol == std::string_view::npos && len > 0 && pending.back() == '\r') --len;
     if (len > kMaxFieldLineBytes)
       return fmt::format("a chunk header or trailer line exceeds {} bytes", kMaxFieldLineBytes);
     if (eol == std::string_view::npos) return {};
@@ -163,6 +166,7 @@ HttpSession::Step HttpSession::advance() {
         parser_.emplace(head_, server_.max_body_bytes());
         parser_->eager(true);
         boost::beast::error_code ec;
+        parser_->buffer_start(head_buf_.data());
         const std::size_t used = parser_->put(boost::asio::buffer(head_buf_), ec);
         x_.clear();
         x_.start_ns = steady_ns();
@@ -192,6 +196,7 @@ HttpSession::Step HttpSession::advance() {
       case State::body: {
         if (!in_.empty()) {
           boost::beast::error_code ec;
+          parser_->buffer_start(in_.data());
           const std::size_t used = parser_->put(boost::asio::buffer(in_), ec);
           in_.erase(0, used);
           if (ec && ec != boost::beast::http::error::need_more) {
@@ -234,7 +239,17 @@ HttpSession::Step HttpSession::advance() {
         respond();
         continue;
       case State::handler:
-        return Step::dispatch;
+        if (x_.route) return Step::dispatch;
+        // The handler has run. Its answer is framed here, on the connection's thread, not
+        // where the handler ran: a stop() that came meanwhile closes this answer's connection.
+        try {
+          respond();
+        } catch (...) {  // out of memory while writing the answer: give up on this connection
+          closing_ = true;
+          out_.clear();
+          state_ = State::closed;
+        }
+        continue;
       case State::write:
         return Step::write;
       case State::closed:
@@ -249,14 +264,7 @@ void HttpSession::run_handler() noexcept {
     x_.requeue = false;
     return;
   }
-  x_.route = nullptr;
-  try {
-    respond();
-  } catch (...) {  // out of memory while writing the answer: give up on this connection
-    closing_ = true;
-    out_.clear();
-    state_ = State::closed;
-  }
+  x_.route = nullptr;  // advance() frames the answer
 }
 
 void HttpSession::output_sent() noexcept {

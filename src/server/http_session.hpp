@@ -85,7 +85,8 @@ class HttpSession {
   /// In Step::dispatch: true when the handler may wait (on an outside system, or for the
   /// clock): it should run off the I/O thread.
   bool handler_blocks() const noexcept { return x_.route && x_.blocking; }
-  /// In Step::dispatch: runs the handler; advance() then returns Step::write.
+  /// In Step::dispatch: runs the handler (on any thread); the next advance() frames its
+  /// answer and returns Step::write.
   void run_handler() noexcept;
   /// In Step::write: the bytes to send.
   std::string_view output() const noexcept { return out_; }

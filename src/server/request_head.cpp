@@ -171,8 +171,15 @@ RequestParser::RequestParser(RequestHead& head, std::uint64_t body_limit) : head
 }
 
 void RequestParser::on_chunk_header_impl(std::uint64_t size, string_view ext, error_code& ec) {
-  if (ext.size() > kMaxFieldLineBytes) {
-    limit_error_ = fmt::format("a chunk extension of {} bytes exceeds {} bytes", ext.size(),
+  // The whole chunk line, size digits and extension, is held to the limit of a header line,
+  // as its bytes still arriving are (pending_line_error in http_session.cpp). Beast hands
+  // over the extension; the size's hex digits lie right before it, after the CRLF that
+  // ends the line before or at the start of the buffer.
+  const char* line = ext.data();
+  while (line > buffer_start_ && std::isxdigit(static_cast<unsigned char>(line[-1])) != 0) --line;
+  const auto line_bytes = static_cast<std::size_t>(ext.data() + ext.size() - line);
+  if (line_bytes > kMaxFieldLineBytes) {
+    limit_error_ = fmt::format("a chunk header line of {} bytes exceeds {} bytes", line_bytes,
                                kMaxFieldLineBytes);
     ec = boost::beast::http::error::bad_chunk_extension;
     return;

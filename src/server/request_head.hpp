@@ -88,8 +88,12 @@ class RequestParser final : public boost::beast::http::basic_parser<true> {
 
   RequestHead& head_;
   std::string limit_error_;
+  const char* buffer_start_ = nullptr;
 
  public:
+  /// The first byte of the buffer the next put() parses: a chunk header line is measured
+  /// from its start, which may be that byte.
+  void buffer_start(const char* p) noexcept { buffer_start_ = p; }
   /// Why a chunk header or trailer broke a limit of the head (with bad_chunk or
   /// bad_chunk_extension); empty otherwise.
   const std::string& limit_error() const noexcept { return limit_error_; }

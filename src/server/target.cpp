@@ -8,28 +8,27 @@
 namespace idforge::server::detail {
 namespace {
 
+// A byte table: letters, digits and the bytes of extra.
+constexpr std::array<bool, 256> alnum_and(std::string_view extra) {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (const char c : extra) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+
 // Bytes a request target may hold unencoded (RFC 3986 §3.3, §3.4: pchar, '/', '?').
 // Everything else (space, '"', '#', '<', '\', '^', '`', '{', '|', '}', controls, bytes
 // above 0x7F) must arrive percent-encoded.
-constexpr std::array<bool, 256> kTargetByte = [] {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (unsigned char c : std::string_view("-._~!$&'()*+,;=:@/?%")) t[c] = true;
-  return t;
-}();
+constexpr std::array<bool, 256> kTargetByte = alnum_and("-._~!$&'()*+,;=:@/?%");
 
 // Bytes of an authority (host and port) in the absolute form; '@' (userinfo) is not one
 // of them (RFC 9110 §4.2.4: a recipient treats userinfo in an http URI as an error).
-constexpr std::array<bool, 256> kAuthorityByte = [] {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (unsigned char c : std::string_view("-._~!$&'()*+,;=:[]%")) t[c] = true;
-  return t;
-}();
+constexpr std::array<bool, 256> kAuthorityByte = alnum_and("-._~!$&'()*+,;=:[]%");
+
+// tchar (RFC 9110 §5.6.2).
+constexpr std::array<bool, 256> kTokenByte = alnum_and("!#$%&'*+-.^_`|~");
 
 int hex_value(char c) noexcept {
   if (c >= '0' && c <= '9') return c - '0';
@@ -45,16 +44,6 @@ bool is_control(unsigned char c) noexcept {
 bool iequals_prefix(std::string_view s, std::string_view prefix) noexcept {
   return s.size() >= prefix.size() && boost::beast::iequals(s.substr(0, prefix.size()), prefix);
 }
-
-// tchar (RFC 9110 §5.6.2).
-constexpr std::array<bool, 256> kTokenByte = [] {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (unsigned char c : std::string_view("!#$%&'*+-.^_`|~")) t[c] = true;
-  return t;
-}();
 
 // Percent-decodes in into out; plus_is_space for query parts (the form encoding that
 // URLSearchParams writes). On a '%' without two hex digits returns false with its offset.

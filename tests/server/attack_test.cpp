@@ -546,6 +546,26 @@ std::vector<Probe> open_probes() {
        0,
        {},
        detail_names(0, "exceeds 8192 bytes")},
+      // The chunk line's limit counts the whole line (size digits and extension), and the
+      // same bytes get the same answer however they arrive: complete in one read, or with
+      // the line's CR ending one read and its LF starting the next.
+      {"chunk_line_of_8193_bytes",
+       {"GET /healthz HTTP/1.1\r\nHost: t\r\n" + chunked + "\r\n5;e=" + std::string(8189, 'x') +
+        "\r\nhello\r\n0\r\n\r\n"},
+       {400},
+       0,
+       {},
+       detail_names(0, "a chunk header line of 8193 bytes exceeds 8192 bytes")},
+      {"chunk_line_of_8192_bytes_with_its_crlf_split",
+       {"GET /healthz HTTP/1.1\r\nHost: t\r\n" + chunked + "\r\n",
+        "5;e=" + std::string(8188, 'x') + "\r", "\nhello\r\n0\r\n\r\n" + kFollow},
+       {200, 200},
+       150},
+      {"trailer_line_of_8192_bytes_with_its_crlf_split",
+       {"GET /healthz HTTP/1.1\r\nHost: t\r\n" + chunked + "\r\n",
+        "0\r\nT: " + std::string(8189, 'x') + "\r", "\n\r\n" + kFollow},
+       {200, 200},
+       150},
       {"trailer_with_obs_fold",
        {"GET /healthz HTTP/1.1\r\nHost: t\r\n" + chunked + "\r\n0\r\nX: a\r\n b\r\n\r\n"},
        {400},

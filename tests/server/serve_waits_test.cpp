@@ -79,6 +79,32 @@ TEST(ServeBinary, SigtermEndsRequestsWaitingForTheClockAndExitsPromptly) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
 }
 
+// A stop while a batch waits on the handler pool: its answer says Connection: close, and the
+// request pipelined behind it is not taken (its answer was framed on the pool thread before
+// the stop was seen, so it kept the connection open and the next request was served).
+TEST(ServeBinary, AStopDuringABatchClosesItsConnectionAndTakesNoFurtherRequest) {
+  ServeProcess s(slow_server_args("stop_pipelined", {"--batch-timeout-ms", "600000"}));
+  ASSERT_GT(s.port(), 0) << s.first_line();
+  const int fd = connect_local(s.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(send_all(fd,
+                       "GET /v1/ids/snowflake?count=100 HTTP/1.1\r\nHost: t\r\n\r\n"
+                       "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"));
+  // Whether the batch is already waiting when the signal comes or not, the answer is the same.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(s.pid(), SIGTERM);
+  const std::string answer = read_until_close(fd, 10000);
+  ::close(fd);
+  std::size_t answers = 0;
+  for (std::size_t at = answer.find("HTTP/1.1 "); at != std::string::npos;
+       at = answer.find("HTTP/1.1 ", at + 1))
+    ++answers;
+  EXPECT_EQ(answers, 1u) << answer;
+  EXPECT_EQ(status_of(answer), 503) << answer;
+  EXPECT_NE(answer.find("\r\nConnection: close\r\n"), std::string::npos) << answer;
+  EXPECT_EQ(s.stop(SIGTERM, 5), 0);
+}
+
 TEST(ServeBinary, ASingleIdWaitingForTheClockDoesNotHoldItsIoThread) {
   ServeProcess s(slow_server_args("single", {"--io-threads", "1", "--batch-timeout-ms", "10000"}));
   ASSERT_GT(s.port(), 0) << s.first_line();
