@@ -28,8 +28,8 @@ Snowflake compose(const Layout& layout, const SnowflakeParts& p) {
   // The bits packed where every generator, the C ABI and PostgreSQL pack them.
   const auto bits = detail::SnowflakeBits::of(layout.sequence_bits(), layout.time_shift(),
                                               layout.node_shift(), layout.sequence_shift());
-  return Snowflake(bits.id_of((p.tick << layout.sequence_bits()) | p.sequence,
-                              bits.node_bits(p.node)));
+  return Snowflake(
+      bits.id_of((p.tick << layout.sequence_bits()) | p.sequence, bits.node_bits(p.node)));
 }
 
 SnowflakeParts decompose(const Layout& layout, Snowflake id) {
